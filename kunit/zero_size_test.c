@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit tests for the zero-size allocation contract (DESIGN.md Z1-Z7).
+ *
+ * Built out of tree so that the same source runs against vanilla and
+ * patched 6.1 kernels with SLAB, SLUB and SLOB. On vanilla kernels some
+ * cases oops, divide by zero or spin under slab_mutex; the harness reads
+ * the "zsp-start" line each case prints first, kills the guest and resumes
+ * the remaining cases in a fresh boot with "skip=" naming the cases that
+ * already have a result. Skipped cases are never counted as passed.
+ *
+ * A case that is meant to oops (Z6) prints "zsp-expect-oops" first so
+ * that the harness lets the guest run on and checks the oops it prints.
+ */
+
+#include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/device.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/task.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+#include <linux/vmstat.h>
+
+static char *skip;
+module_param(skip, charp, 0444);
+MODULE_PARM_DESC(skip, "comma-separated case names not to run in this load");
+
+/* Enough zero-size requests that one byte of slab each would show. */
+#define MANY		(1 << 16)
+/* Objects large enough to come from and go back to whole pages. */
+#define BIG		(4 * PAGE_SIZE)
+#define NR_BIG		64
+/* Background noise of the slab page counter in a quiet guest. */
+#define SLACK_PAGES	16
+
+/*
+ * An empty struct: GNU C gives it size 0, as configuration options can
+ * give a struct that a KMEM_CACHE() user still allocates.
+ */
+struct zsp_empty {
+};
+
+struct zsp_rcu_obj {
+	struct rcu_head rcu;
+	long data;
+};
+
+/* Runtime zero the compiler cannot see, to reach the out-of-line paths. */
+static size_t runtime_zero(void)
+{
+	size_t zero = 0;
+
+	OPTIMIZER_HIDE_VAR(zero);
+	return zero;
+}
+
+static bool case_skipped(const char *name)
+{
+	const char *p = skip;
+	size_t len = strlen(name);
+
+	while (p && *p) {
+		if (!strncmp(p, name, len) && (p[len] == ',' || !p[len]))
+			return true;
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return false;
+}
+
+static int zsp_case_init(struct kunit *test)
+{
+	if (case_skipped(test->name))
+		kunit_skip(test, "zsp-not-selected");
+	kunit_info(test, "zsp-start\n");
+	return 0;
+}
+
+/*
+ * Exact number of slab pages in use: the global counter plus every CPU's
+ * pending delta, so that the small numbers the tests compare are not lost
+ * in the per-cpu batching of vmstat.
+ */
+static long slab_pages(void)
+{
+	long pages = global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B);
+	int nid, cpu;
+
+	for_each_online_node(nid)
+		for_each_online_cpu(cpu)
+			pages += per_cpu_ptr(NODE_DATA(nid)->per_cpu_nodestats,
+					     cpu)->vm_node_stat_diff[NR_SLAB_UNRECLAIMABLE_B];
+	return pages;
+}
+
+/* Give freed kmalloc(BIG) memory back to the page allocator. */
+static void shrink_kmalloc_big(void)
+{
+#ifndef CONFIG_SLOB
+	/* SLOB hands BIG requests to the page allocator directly. */
+	struct kmem_cache *s = kmalloc_caches[KMALLOC_NORMAL][kmalloc_index(BIG)];
+
+	if (s)
+		kmem_cache_shrink(s);
+#endif
+}
+
+/* Real objects given to a free API must come back: nothing leaked. */
+static void expect_pages_back(struct kunit *test, long before, long during)
+{
+	long after = slab_pages();
+
+	KUNIT_EXPECT_GE_MSG(test, during - before, (long)(NR_BIG * BIG / PAGE_SIZE / 2),
+			    "the slab page counter did not see the allocations");
+	KUNIT_EXPECT_LE_MSG(test, after - before, (long)SLACK_PAGES,
+			    "%ld slab pages not freed", after - before);
+}
+
+/* ---- Z1: allocate zero bytes ------------------------------------------ */
+
+static void z1_kmalloc(struct kunit *test)
+{
+	void *p = kmalloc(0, GFP_KERNEL);
+
+	KUNIT_EXPECT_PTR_EQ(test, p, ZERO_SIZE_PTR);
+	p = kmalloc(runtime_zero(), GFP_KERNEL);
+	KUNIT_EXPECT_PTR_EQ(test, p, ZERO_SIZE_PTR);
+	kfree(p);
+}
+
+static void z1_kmalloc_node(struct kunit *test)
+{
+	void *p = kmalloc_node(runtime_zero(), GFP_KERNEL, NUMA_NO_NODE);
+
+	KUNIT_EXPECT_PTR_EQ(test, p, ZERO_SIZE_PTR);
+	p = kmalloc_node(0, GFP_KERNEL, numa_node_id());
+	KUNIT_EXPECT_PTR_EQ(test, p, ZERO_SIZE_PTR);
+}
+
+static void z1_kzalloc(struct kunit *test)
+{
+	KUNIT_EXPECT_PTR_EQ(test, kzalloc(0, GFP_KERNEL), ZERO_SIZE_PTR);
+	KUNIT_EXPECT_PTR_EQ(test, kzalloc(runtime_zero(), GFP_KERNEL), ZERO_SIZE_PTR);
+}
+
+static void z1_kcalloc(struct kunit *test)
+{
+	KUNIT_EXPECT_PTR_EQ(test, kcalloc(runtime_zero(), 16, GFP_KERNEL), ZERO_SIZE_PTR);
+	KUNIT_EXPECT_PTR_EQ(test, kcalloc(16, runtime_zero(), GFP_KERNEL), ZERO_SIZE_PTR);
+}
+
+static void z1_kmalloc_array(struct kunit *test)
+{
+	KUNIT_EXPECT_PTR_EQ(test, kmalloc_array(runtime_zero(), 8, GFP_KERNEL), ZERO_SIZE_PTR);
+	KUNIT_EXPECT_PTR_EQ(test, kmalloc_array(8, runtime_zero(), GFP_KERNEL), ZERO_SIZE_PTR);
+}
+
+static void z1_kmalloc_track_caller(struct kunit *test)
+{
+	KUNIT_EXPECT_PTR_EQ(test, kmalloc_track_caller(runtime_zero(), GFP_KERNEL),
+			    ZERO_SIZE_PTR);
+}
+
+static void z1_kmemdup(struct kunit *test)
+{
+	static const char src[] = "x";
+
+	KUNIT_EXPECT_PTR_EQ(test, kmemdup(src, runtime_zero(), GFP_KERNEL), ZERO_SIZE_PTR);
+}
+
+static void z1_kvmalloc(struct kunit *test)
+{
+	void *p = kvmalloc(runtime_zero(), GFP_KERNEL);
+
+	KUNIT_EXPECT_PTR_EQ(test, p, ZERO_SIZE_PTR);
+	kvfree(p);
+}
+
+static void z1_devm_kmalloc(struct kunit *test)
+{
+	struct device *dev = root_device_register("zsp_z1");
+	void *p;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	p = devm_kmalloc(dev, runtime_zero(), GFP_KERNEL);
+	KUNIT_EXPECT_PTR_EQ(test, p, ZERO_SIZE_PTR);
+	root_device_unregister(dev);
+}
+
+/*
+ * MANY zero-size allocations, kept alive, must not move the slab page
+ * counter; the same number of 8-byte ones must (or the counter proves
+ * nothing).
+ */
+static void z1_no_slab_memory(struct kunit *test)
+{
+	void **p = vmalloc(array_size(MANY, sizeof(*p)));
+	long before, zero_delta, eight_delta;
+	int i, not_zsp = 0;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
+	before = slab_pages();
+	for (i = 0; i < MANY; i++) {
+		p[i] = kmalloc(runtime_zero(), GFP_KERNEL);
+		not_zsp += p[i] != ZERO_SIZE_PTR;
+	}
+	zero_delta = slab_pages() - before;
+	for (i = 0; i < MANY; i++)
+		kfree(p[i]);
+
+	before = slab_pages();
+	for (i = 0; i < MANY; i++)
+		p[i] = kmalloc(8, GFP_KERNEL);
+	eight_delta = slab_pages() - before;
+	for (i = 0; i < MANY; i++)
+		kfree(p[i]);
+	vfree(p);
+
+	KUNIT_EXPECT_EQ(test, not_zsp, 0);
+	KUNIT_EXPECT_GE_MSG(test, eight_delta, (long)(MANY * 8 / PAGE_SIZE / 2),
+			    "8-byte allocations did not show in the counter");
+	KUNIT_EXPECT_LE_MSG(test, zero_delta, (long)SLACK_PAGES,
+			    "%d zero-size allocations took %ld slab pages", MANY, zero_delta);
+}
+
+/* ---- Z2: every free API takes NULL and ZERO_SIZE_PTR --------------------- */
+
+static void z2_kfree(struct kunit *test)
+{
+	kfree(NULL);
+	kfree(ZERO_SIZE_PTR);
+	KUNIT_SUCCEED(test);
+}
+
+static void z2_kfree_sensitive(struct kunit *test)
+{
+	kfree_sensitive(NULL);
+	kfree_sensitive(ZERO_SIZE_PTR);
+	KUNIT_SUCCEED(test);
+}
+
+static void z2_kvfree(struct kunit *test)
+{
+	kvfree(NULL);
+	kvfree(ZERO_SIZE_PTR);
+	KUNIT_SUCCEED(test);
+}
+
+static void z2_devm_kfree(struct kunit *test)
+{
+	struct device *dev = root_device_register("zsp_z2");
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	devm_kfree(dev, NULL);
+	devm_kfree(dev, ZERO_SIZE_PTR);
+	root_device_unregister(dev);
+	KUNIT_SUCCEED(test);
+}
+
+static struct kmem_cache *big_cache(struct kunit *test)
+{
+	struct kmem_cache *s = kmem_cache_create("zsp_big", BIG, 0, 0, NULL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	return s;
+}
+
+static void z2_kmem_cache_free(struct kunit *test)
+{
+	struct kmem_cache *s = big_cache(test);
+
+	kmem_cache_free(s, NULL);
+	kmem_cache_free(s, ZERO_SIZE_PTR);
+	kmem_cache_destroy(s);
+	KUNIT_SUCCEED(test);
+}
+
+/* Every third slot a sentinel, alternating NULL and ZERO_SIZE_PTR. */
+static void **mixed_array(struct kunit *test, size_t n)
+{
+	void **p = kunit_kcalloc(test, n, sizeof(*p), GFP_KERNEL);
+	size_t i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
+	for (i = 0; i < n; i += 3)
+		p[i] = (i / 3) % 2 ? ZERO_SIZE_PTR : NULL;
+	return p;
+}
+
+static void z2_kfree_bulk_sentinels(struct kunit *test)
+{
+	void *p[4] = { NULL, ZERO_SIZE_PTR, ZERO_SIZE_PTR, NULL };
+
+	kfree_bulk(ARRAY_SIZE(p), p);
+	kmem_cache_free_bulk(NULL, ARRAY_SIZE(p), p);
+	KUNIT_SUCCEED(test);
+}
+
+/* kfree_bulk() is kmem_cache_free_bulk() with a NULL cache. */
+static void z2_kfree_bulk_mixed(struct kunit *test)
+{
+	size_t n = NR_BIG + NR_BIG / 2, i;
+	void **p = mixed_array(test, n);
+	long before = slab_pages(), during;
+
+	for (i = 0; i < n; i++) {
+		if (i % 3 == 0)
+			continue;
+		p[i] = kmalloc(BIG, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
+	}
+	during = slab_pages();
+	kfree_bulk(n, p);
+	shrink_kmalloc_big();
+	expect_pages_back(test, before, during);
+}
+
+static void z2_kmem_cache_free_bulk_null_cache(struct kunit *test)
+{
+	size_t n = NR_BIG + NR_BIG / 2, i;
+	void **p = mixed_array(test, n);
+	long before = slab_pages(), during;
+
+	for (i = 0; i < n; i++) {
+		if (i % 3 == 0)
+			continue;
+		p[i] = kmalloc(BIG, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
+	}
+	during = slab_pages();
+	kmem_cache_free_bulk(NULL, n, p);
+	shrink_kmalloc_big();
+	expect_pages_back(test, before, during);
+}
+
+static void z2_kmem_cache_free_bulk_mixed(struct kunit *test)
+{
+	struct kmem_cache *s = big_cache(test);
+	size_t n = NR_BIG + NR_BIG / 2, i;
+	void **p = mixed_array(test, n);
+	long before = slab_pages(), during;
+
+	for (i = 0; i < n; i++) {
+		if (i % 3 == 0)
+			continue;
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
+	}
+	during = slab_pages();
+	kmem_cache_free_bulk(s, n, p);
+	kmem_cache_shrink(s);
+	expect_pages_back(test, before, during);
+	kmem_cache_destroy(s);
+}
+
+/*
+ * The RCU-deferred frees hand their batch to kfree_bulk() once a grace
+ * period has passed and the batch timer (KFREE_DRAIN_JIFFIES, 5 s in 6.1)
+ * fires; wait past both so that a bad pointer faults inside this case.
+ */
+static void wait_rcu_batches(void)
+{
+	rcu_barrier();
+	msleep(5 * MSEC_PER_SEC + 500);
+	rcu_barrier();
+}
+
+static void z2_kvfree_rcu_headless(struct kunit *test)
+{
+	void *p = ZERO_SIZE_PTR, *q = NULL;
+	void *real = kmalloc(64, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, real);
+	kvfree_rcu(p);
+	kvfree_rcu(q);
+	kvfree_rcu(real);
+	p = kvmalloc(runtime_zero(), GFP_KERNEL);
+	kvfree_rcu(p);
+	wait_rcu_batches();
+	KUNIT_SUCCEED(test);
+}
+
+static void z2_kfree_rcu_rcu_head(struct kunit *test)
+{
+	struct zsp_rcu_obj *p = ZERO_SIZE_PTR, *q = NULL;
+	struct zsp_rcu_obj *real = kmalloc(sizeof(*real), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, real);
+	kfree_rcu(p, rcu);
+	kfree_rcu(q, rcu);
+	kfree_rcu(real, rcu);
+	wait_rcu_batches();
+	KUNIT_SUCCEED(test);
+}
+
+/* ---- Z3: queries ------------------------------------------------------- */
+
+static void z3_ksize(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, ksize(ZERO_SIZE_PTR), (size_t)0);
+	KUNIT_EXPECT_EQ(test, ksize(NULL), (size_t)0);
+}
+
+static void z3_kmalloc_size_roundup(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, kmalloc_size_roundup(runtime_zero()), (size_t)0);
+	KUNIT_EXPECT_GE(test, kmalloc_size_roundup(1), (size_t)1);
+}
+
+/* ---- Z4: resize -------------------------------------------------------- */
+
+static void z4_krealloc_to_zero(struct kunit *test)
+{
+	void *p[NR_BIG];
+	long before = slab_pages(), during;
+	int i, not_zsp = 0;
+
+	for (i = 0; i < NR_BIG; i++) {
+		p[i] = kmalloc(BIG, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
+	}
+	during = slab_pages();
+	for (i = 0; i < NR_BIG; i++)
+		not_zsp += krealloc(p[i], runtime_zero(), GFP_KERNEL) != ZERO_SIZE_PTR;
+	shrink_kmalloc_big();
+	KUNIT_EXPECT_EQ(test, not_zsp, 0);
+	expect_pages_back(test, before, during);
+}
+
+static void z4_krealloc_from_zsp(struct kunit *test)
+{
+	char *p = krealloc(ZERO_SIZE_PTR, 100, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
+	KUNIT_EXPECT_PTR_NE(test, (void *)p, ZERO_SIZE_PTR);
+	KUNIT_EXPECT_GE(test, ksize(p), (size_t)100);
+	memset(p, 0x5a, 100);
+	KUNIT_EXPECT_EQ(test, p[99], (char)0x5a);
+	kfree(p);
+}
+
+/* ---- Z5: caches of zero-sized objects ---------------------------------- */
+
+#define ZSP_OBJS	16
+
+static atomic_t ctor_calls;
+
+static void zsp_ctor(void *obj)
+{
+	atomic_inc(&ctor_calls);
+}
+
+static void expect_distinct(struct kunit *test, void **p, int n)
+{
+	int i, j, bad = 0, dup = 0;
+
+	for (i = 0; i < n; i++) {
+		bad += ZERO_OR_NULL_PTR(p[i]);
+		for (j = 0; j < i; j++)
+			dup += p[i] == p[j];
+	}
+	KUNIT_EXPECT_EQ_MSG(test, bad, 0, "NULL or ZERO_SIZE_PTR objects");
+	KUNIT_EXPECT_EQ_MSG(test, dup, 0, "objects handed out twice");
+}
+
+/* Create, use singly and in bulk, destroy: one zero-sized cache. */
+static void exercise_empty_cache(struct kunit *test, unsigned int align,
+				 slab_flags_t flags, void (*ctor)(void *))
+{
+	struct kmem_cache *s;
+	void *one[ZSP_OBJS], *bulk[ZSP_OBJS];
+	int i, got;
+
+	s = kmem_cache_create("zsp_empty", sizeof(struct zsp_empty), align,
+			      flags, ctor);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+
+	for (i = 0; i < ZSP_OBJS; i++)
+		one[i] = kmem_cache_alloc(s, GFP_KERNEL);
+	expect_distinct(test, one, ZSP_OBJS);
+	for (i = 0; i < ZSP_OBJS; i++)
+		if (!ZERO_OR_NULL_PTR(one[i]))
+			kmem_cache_free(s, one[i]);
+
+	got = kmem_cache_alloc_bulk(s, GFP_KERNEL, ZSP_OBJS, bulk);
+	KUNIT_EXPECT_EQ(test, got, ZSP_OBJS);
+	if (got == ZSP_OBJS) {
+		expect_distinct(test, bulk, ZSP_OBJS);
+		kmem_cache_free_bulk(s, ZSP_OBJS, bulk);
+	}
+	kmem_cache_destroy(s);
+}
+
+static void z5_cache_plain(struct kunit *test)
+{
+	exercise_empty_cache(test, 0, 0, NULL);
+}
+
+static void z5_cache_hwcache_align(struct kunit *test)
+{
+	exercise_empty_cache(test, 0, SLAB_HWCACHE_ALIGN, NULL);
+}
+
+static void z5_cache_typesafe_by_rcu(struct kunit *test)
+{
+	exercise_empty_cache(test, 0, SLAB_TYPESAFE_BY_RCU, NULL);
+}
+
+static void z5_cache_ctor(struct kunit *test)
+{
+	atomic_set(&ctor_calls, 0);
+	exercise_empty_cache(test, 0, 0, zsp_ctor);
+	KUNIT_EXPECT_GT(test, atomic_read(&ctor_calls), 0);
+}
+
+static void z5_cache_align(struct kunit *test)
+{
+	exercise_empty_cache(test, 64, 0, NULL);
+}
+
+/* ---- Z6: access through ZERO_SIZE_PTR faults ---------------------------- */
+
+struct fault_job {
+	bool write;
+	struct completion survived;
+};
+
+static int fault_thread(void *arg)
+{
+	struct fault_job *job = arg;
+	volatile char *zsp = ZERO_SIZE_PTR;
+
+	if (job->write)
+		*zsp = 1;
+	else
+		(void)*zsp;
+	complete(&job->survived);
+	return 0;
+}
+
+/*
+ * The access runs in a thread of its own: the oops kills that thread and
+ * the guest lives on. The harness also checks that the oops names 0x10.
+ */
+static void expect_fault(struct kunit *test, bool write)
+{
+	struct fault_job job = { .write = write };
+	struct task_struct *t;
+	bool survived;
+
+	init_completion(&job.survived);
+	kunit_info(test, "zsp-expect-oops\n");
+	t = kthread_create(fault_thread, &job, "zsp_fault");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	get_task_struct(t);
+	wake_up_process(t);
+	survived = wait_for_completion_timeout(&job.survived, 3 * HZ);
+	KUNIT_EXPECT_FALSE_MSG(test, survived, "access through ZERO_SIZE_PTR did not fault");
+	KUNIT_EXPECT_TRUE(test, t->flags & PF_EXITING);
+	KUNIT_EXPECT_TRUE(test, test_taint(TAINT_DIE));
+	put_task_struct(t);
+}
+
+static void z6_write_faults(struct kunit *test)
+{
+	expect_fault(test, true);
+}
+
+static void z6_read_faults(struct kunit *test)
+{
+	expect_fault(test, false);
+}
+
+/* ---- Z7: identical on every allocator ---------------------------------- */
+
+/*
+ * A zero-size request allocates nothing and so cannot sleep: no allocator
+ * may complain about it in atomic context. The harness fails the case on
+ * any splat printed while it runs.
+ */
+static void z7_kmalloc_zero_atomic(struct kunit *test)
+{
+	void *p;
+
+	preempt_disable();
+	p = kmalloc(runtime_zero(), GFP_KERNEL);
+	preempt_enable();
+	KUNIT_EXPECT_PTR_EQ(test, p, ZERO_SIZE_PTR);
+}
+
+static struct kunit_case z1_cases[] = {
+	KUNIT_CASE(z1_kmalloc),
+	KUNIT_CASE(z1_kmalloc_node),
+	KUNIT_CASE(z1_kzalloc),
+	KUNIT_CASE(z1_kcalloc),
+	KUNIT_CASE(z1_kmalloc_array),
+	KUNIT_CASE(z1_kmalloc_track_caller),
+	KUNIT_CASE(z1_kmemdup),
+	KUNIT_CASE(z1_kvmalloc),
+	KUNIT_CASE(z1_devm_kmalloc),
+	KUNIT_CASE(z1_no_slab_memory),
+	{}
+};
+
+static struct kunit_case z2_cases[] = {
+	KUNIT_CASE(z2_kfree),
+	KUNIT_CASE(z2_kfree_sensitive),
+	KUNIT_CASE(z2_kvfree),
+	KUNIT_CASE(z2_devm_kfree),
+	KUNIT_CASE(z2_kmem_cache_free),
+	KUNIT_CASE(z2_kfree_bulk_sentinels),
+	KUNIT_CASE(z2_kfree_bulk_mixed),
+	KUNIT_CASE(z2_kmem_cache_free_bulk_null_cache),
+	KUNIT_CASE(z2_kmem_cache_free_bulk_mixed),
+	KUNIT_CASE(z2_kvfree_rcu_headless),
+	KUNIT_CASE(z2_kfree_rcu_rcu_head),
+	{}
+};
+
+static struct kunit_case z3_cases[] = {
+	KUNIT_CASE(z3_ksize),
+	KUNIT_CASE(z3_kmalloc_size_roundup),
+	{}
+};
+
+static struct kunit_case z4_cases[] = {
+	KUNIT_CASE(z4_krealloc_to_zero),
+	KUNIT_CASE(z4_krealloc_from_zsp),
+	{}
+};
+
+static struct kunit_case z5_cases[] = {
+	KUNIT_CASE(z5_cache_plain),
+	KUNIT_CASE(z5_cache_hwcache_align),
+	KUNIT_CASE(z5_cache_typesafe_by_rcu),
+	KUNIT_CASE(z5_cache_ctor),
+	KUNIT_CASE(z5_cache_align),
+	{}
+};
+
+static struct kunit_case z7_cases[] = {
+	KUNIT_CASE(z7_kmalloc_zero_atomic),
+	{}
+};
+
+/* Last: an oops taints the kernel for every case after it. */
+static struct kunit_case z6_cases[] = {
+	KUNIT_CASE(z6_write_faults),
+	KUNIT_CASE(z6_read_faults),
+	{}
+};
+
+#define ZSP_SUITE(_name, _cases)		\
+	static struct kunit_suite _name = {	\
+		.name = #_name,			\
+		.init = zsp_case_init,		\
+		.test_cases = _cases,		\
+	}
+
+ZSP_SUITE(zero_size_alloc, z1_cases);
+ZSP_SUITE(zero_size_free, z2_cases);
+ZSP_SUITE(zero_size_query, z3_cases);
+ZSP_SUITE(zero_size_resize, z4_cases);
+ZSP_SUITE(zero_size_cache, z5_cases);
+ZSP_SUITE(zero_size_identical, z7_cases);
+ZSP_SUITE(zero_size_fault, z6_cases);
+
+kunit_test_suites(&zero_size_alloc, &zero_size_free, &zero_size_query,
+		  &zero_size_resize, &zero_size_cache, &zero_size_identical,
+		  &zero_size_fault);
+
+MODULE_DESCRIPTION("KUnit tests for the zero-size allocation contract");
+MODULE_LICENSE("GPL");

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Boots one test kernel in QEMU and watches its serial console.
+
+The console is copied line by line to a log. The guest is stopped when it
+oopses (unless the running case announced an expected oops), when a soft
+lockup is reported, when it has been silent for too long, or when the
+total timeout runs out; the outcome says which. QEMU always runs without
+network, with -no-reboot, and is killed on every way out of this module.
+Console text is untrusted: it is matched, never executed.
+"""
+
+import argparse
+import json
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, asdict
+from typing import List, Optional
+
+import console
+
+# After a fatal line, read this long for the rest of the oops, then kill.
+GRACE_S = 2.0
+
+
+@dataclass
+class BootResult:
+	outcome: str		# poweroff, crash, panic, hang, timeout, qemu-error
+	reason: str		# the console line or condition behind the outcome
+	seconds: float
+
+
+def kvm_usable() -> bool:
+	"""KVM only where /dev/kvm opens and the CPU really virtualizes."""
+	try:
+		fd = os.open('/dev/kvm', os.O_RDWR)
+		os.close(fd)
+		with open('/proc/cpuinfo') as f:
+			flags = f.read()
+	except OSError:
+		return False
+	return re.search(r'\b(vmx|svm)\b', flags) is not None
+
+
+def qemu_command(kernel: str, initrd: str, append: str) -> List[str]:
+	accel = 'kvm' if kvm_usable() else 'tcg'
+	return ['qemu-system-x86_64', '-accel', accel, '-m', '256M',
+		'-smp', '2', '-nic', 'none', '-no-reboot', '-display', 'none',
+		'-monitor', 'none', '-serial', 'stdio', '-kernel', kernel,
+		'-initrd', initrd, '-append', append]
+
+
+# console=ttyS0: the harness reads the serial line. panic=-1 with
+# -no-reboot ends QEMU at a panic. watchdog_thresh=5 reports a case spinning
+# with preemption off within ~10 s. i8042.noaux skips a slow PS/2 probe.
+APPEND = 'console=ttyS0 panic=-1 watchdog_thresh=5 i8042.noaux'
+
+
+class Watch:
+	"""Decides, line by line, whether the guest must be stopped."""
+
+	def __init__(self) -> None:
+		self.expecting_oops = False
+		self.stop: Optional[BootResult] = None
+		self.stop_at = 0.0
+
+	def feed(self, line: str, now: float) -> None:
+		if console.CASE_START.search(line):
+			self.expecting_oops = False
+		elif console.EXPECT_OOPS.search(line):
+			self.expecting_oops = True
+		if self.stop:
+			return
+		if console.PANIC.search(line):
+			self._stop('panic', line, now)
+		elif console.SOFT_LOCKUP.search(line):
+			self._stop('hang', line, now)
+		elif console.FATAL.search(line) and not self.expecting_oops:
+			self._stop('crash', line, now)
+
+	def _stop(self, outcome: str, line: str, now: float) -> None:
+		self.stop = BootResult(outcome, line.strip(), 0.0)
+		self.stop_at = now + GRACE_S
+
+
+def boot(kernel: str, initrd: str, log: str, timeout: float,
+	 silence: float) -> BootResult:
+	start = time.monotonic()
+	cmd = qemu_command(kernel, initrd, APPEND)
+	watch = Watch()
+	result: Optional[BootResult] = None
+	try:
+		proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL,
+					stdout=subprocess.PIPE,
+					stderr=subprocess.STDOUT)
+	except OSError as e:
+		return BootResult('qemu-error', str(e), 0.0)
+	assert proc.stdout
+	fd = proc.stdout.fileno()
+	pending = b''
+	last_output = start
+	with open(log, 'w', errors='replace') as out:
+		out.write('# ' + ' '.join(cmd) + '\n')
+		try:
+			while result is None:
+				now = time.monotonic()
+				ready, _, _ = select.select([fd], [], [], 0.2)
+				if ready:
+					chunk = os.read(fd, 65536)
+					if not chunk:
+						break
+					last_output = now
+					pending += chunk
+					*lines, pending = pending.split(b'\n')
+					for raw in lines:
+						line = raw.decode(errors='replace').rstrip('\r')
+						out.write(line + '\n')
+						watch.feed(line, now)
+					out.flush()
+				if watch.stop and now >= watch.stop_at:
+					result = watch.stop
+				elif now - last_output > silence:
+					result = BootResult('hang', f'no console output for {silence:.0f} s', 0.0)
+				elif now - start > timeout:
+					result = BootResult('timeout', f'guest still running after {timeout:.0f} s', 0.0)
+		finally:
+			if proc.poll() is None:
+				proc.kill()
+			rc = proc.wait()
+			if pending:
+				out.write(pending.decode(errors='replace') + '\n')
+	if result is None:
+		if watch.stop:
+			result = watch.stop
+		elif rc != 0:
+			result = BootResult('qemu-error', f'qemu exited with status {rc}', 0.0)
+		else:
+			result = BootResult('poweroff', 'guest powered off', 0.0)
+	result.seconds = round(time.monotonic() - start, 2)
+	return result
+
+
+def main(argv: List[str]) -> int:
+	p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+	p.add_argument('--kernel', required=True)
+	p.add_argument('--initrd', required=True)
+	p.add_argument('--log', required=True)
+	p.add_argument('--timeout', type=float, default=300)
+	p.add_argument('--silence', type=float, default=30)
+	args = p.parse_args(argv)
+	# SIGTERM must run the finally above, which kills QEMU.
+	signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+	r = boot(args.kernel, args.initrd, args.log, args.timeout, args.silence)
+	print(json.dumps(asdict(r)))
+	return 0 if r.outcome == 'poweroff' else 1
+
+
+if __name__ == '__main__':
+	sys.exit(main(sys.argv[1:]))

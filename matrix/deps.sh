@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# deps.sh: make sure the Debian packages the pipeline needs are installed.
+# As root, install what is missing; otherwise print the exact command.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+PACKAGES="linux-source-6.1 qemu-system-x86 gcc make busybox-static jq bc
+bison flex libelf-dev libssl-dev cpio ccache python3 xz-utils perl git
+util-linux shellcheck"
+
+missing_packages() {
+	local p
+	for p in $PACKAGES; do
+		dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null | grep -qx installed ||
+			printf '%s ' "$p"
+	done
+}
+
+main() {
+	local missing
+	command -v dpkg-query >/dev/null || die "dpkg-query not found: this needs Debian 12 (or a derivative)"
+	missing=$(missing_packages)
+	[ -z "$missing" ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		die "missing packages; run: sudo apt-get install -y ${missing% }"
+	fi
+	log "installing: $missing"
+	export DEBIAN_FRONTEND=noninteractive
+	# shellcheck disable=SC2086
+	if ! apt-get install -y --no-install-recommends $missing >/dev/null 2>&1; then
+		apt-get update >/dev/null 2>&1 || true
+		# shellcheck disable=SC2086
+		apt-get install -y --no-install-recommends $missing >/dev/null ||
+			die "apt-get install failed for: $missing"
+	fi
+}
+
+main "$@"

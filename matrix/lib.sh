@@ -1,0 +1,48 @@
+# shellcheck shell=bash
+# Shared paths and helpers for the matrix scripts. Sourced, not run.
+
+ZSP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ZSP_CACHE=${ZSP_CACHE:-$ZSP_ROOT/build}
+ZSP_TARBALL=${ZSP_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+ZSP_PATCHES=${ZSP_PATCHES:-$ZSP_ROOT/patches}
+ZSP_ALLOCATORS="slab slub slob"
+ZSP_TREES="vanilla patched"
+export ZSP_ROOT ZSP_CACHE ZSP_TARBALL ZSP_PATCHES
+
+# die MSG: the one-line error every script ends with on bad input.
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+# log MSG: a progress line on stderr, with the time since the script began.
+log() {
+	printf '[%4ds] %s\n' "$SECONDS" "$*" >&2
+}
+
+check_alloc() {
+	case " $ZSP_ALLOCATORS " in
+	*" $1 "*) ;;
+	*) die "unknown ALLOC '$1'; valid: $ZSP_ALLOCATORS" ;;
+	esac
+}
+
+check_tree() {
+	case " $ZSP_TREES " in
+	*" $1 "*) ;;
+	*) die "unknown TREE '$1'; valid: $ZSP_TREES both" ;;
+	esac
+}
+
+src_dir() { printf '%s/src/%s\n' "$ZSP_CACHE" "$1"; }
+obj_dir() { printf '%s/o/%s-%s\n' "$ZSP_CACHE" "$1" "$2"; }
+
+# hold_lock NAME: take an exclusive lock for this process's lifetime, or
+# refuse: two runs on one build dir would corrupt each other.
+hold_lock() {
+	local lock="$ZSP_CACHE/locks/$1.lock"
+	mkdir -p "$ZSP_CACHE/locks"
+	exec {ZSP_LOCK_FD}>"$lock"
+	flock -n "$ZSP_LOCK_FD" ||
+		die "another run holds $lock; wait for it to finish"
+}

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# tree.sh vanilla|patched: make the kernel tree exist and print its path.
+#
+# vanilla: the tarball, unpacked once.
+# patched: the tarball as a git repo (commit tagged zsp-base) with every
+# patch of patches/series applied by git am, one commit each. The series is
+# re-applied only when its content changes; reset --hard keeps the mtimes
+# of files no patch touches, so kbuild rebuilds only what changed.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+unpack() {
+	local dest=$1
+	[ -f "$dest/.zsp-unpacked" ] && return
+	[ -r "$ZSP_TARBALL" ] ||
+		die "$ZSP_TARBALL is missing; install it: apt-get install linux-source-6.1"
+	log "unpack $ZSP_TARBALL -> $dest"
+	rm -rf "$dest" "$dest.tmp"
+	mkdir -p "$dest.tmp"
+	tar -xf "$ZSP_TARBALL" -C "$dest.tmp" --strip-components=1
+	touch "$dest.tmp/.zsp-unpacked"
+	mv "$dest.tmp" "$dest"
+}
+
+git_tree() {
+	git -C "$1" -c user.name=zsp -c user.email=zsp@localhost "${@:2}"
+}
+
+# The tarball's .gitignore ignores everything at the top level: add -f.
+make_git_base() {
+	local dest=$1
+	git_tree "$dest" rev-parse -q --verify zsp-base >/dev/null 2>&1 && return
+	log "git init $dest (base commit)"
+	git init -q "$dest"
+	git_tree "$dest" add -f -A
+	git_tree "$dest" commit -q -m "linux-source-6.1 $(make -s -C "$dest" kernelversion)"
+	git_tree "$dest" tag zsp-base
+}
+
+series_files() {
+	local series="$ZSP_PATCHES/series" line
+	[ -f "$series" ] || die "$series is missing; PATCHES= must name a dir with a series file"
+	while read -r line; do
+		line=${line%%#*}
+		line=${line//[[:space:]]/}
+		[ -n "$line" ] || continue
+		[ -f "$ZSP_PATCHES/$line" ] || die "patches/series names $line, which does not exist"
+		printf '%s\n' "$ZSP_PATCHES/$line"
+	done <"$series"
+}
+
+series_hash() {
+	{
+		cat "$ZSP_PATCHES/series"
+		series_files | xargs -r cat
+	} | sha256sum | cut -d' ' -f1
+}
+
+# apply_series DIR [N]: git am the first N patches (all by default).
+apply_series() {
+	local dest=$1 limit=${2:-} hash stamp patch n=0 out
+	hash="$(series_hash)-${limit:-all}"
+	stamp="$dest/.git/zsp-series"
+	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] && return
+	rm -f "$stamp"
+	git_tree "$dest" am --abort >/dev/null 2>&1 || true
+	git_tree "$dest" reset -q --hard zsp-base
+	while read -r patch; do
+		[ -n "$limit" ] && [ "$n" -ge "$limit" ] && break
+		n=$((n + 1))
+		if ! out=$(git_tree "$dest" am -q "$patch" 2>&1); then
+			git_tree "$dest" am --abort >/dev/null 2>&1 || true
+			local file
+			file=$(printf '%s\n' "$out" | sed -n 's/^error: patch failed: \([^:]*\):.*/\1/p;s/^error: \([^:]*\): does not exist.*/\1/p' | head -1)
+			die "patch ${patch#"$ZSP_ROOT"/} does not apply to ${file:-the tree} ($(printf '%s\n' "$out" | grep -m1 '^error' || true))"
+		fi
+	done < <(series_files)
+	log "applied $n patch(es) to $dest"
+	echo "$hash" >"$stamp"
+}
+
+main() {
+	local tree=${1:-} dest
+	check_tree "$tree"
+	dest=$(src_dir "$tree")
+	mkdir -p "$(dirname "$dest")"
+	hold_lock "src-$tree"
+	unpack "$dest"
+	if [ "$tree" = patched ]; then
+		make_git_base "$dest"
+		apply_series "$dest" "${ZSP_SERIES_LIMIT:-}"
+	fi
+	printf '%s\n' "$dest"
+}
+
+main "$@"
