@@ -1,20 +1,22 @@
 # Zero-size allocation contract: patch series + SLAB/SLUB/SLOB test matrix.
 #
-# The pipeline, per cell (tree x allocator), as matrix/run.sh runs it:
+# The pipeline of one cell (tree x allocator), as matrix/cell.sh runs it:
 #
-#   tree       matrix/tree.sh       unpack linux-source-6.1 once into $(CACHE)/src;
-#                                   "patched" = git repo + git am patches/series
+#   tree       matrix/tree.sh       unpack linux-source-6.1 once into $(CACHE)/src/TREE;
+#                                   "patched": git repo, git am of patches/series
 #   config     matrix/config.sh     tinyconfig + configs/base.config + configs/ALLOC.config
-#                                   (merge_config.sh), every option verified
-#   kernel     matrix/build.sh      bzImage + modules in $(CACHE)/o/TREE-ALLOC (ccache)
+#                                   (the tree's merge_config.sh), every option verified
+#   kernel     matrix/build.sh      bzImage + modules in $(CACHE)/src/TREE/o-ALLOC (ccache)
 #   module     matrix/module.sh     kunit/zero_size_test.ko, out of tree (M=)
 #   initramfs  matrix/initramfs.sh  busybox-static + matrix/guest-init + modules
-#   boot       matrix/cell.py       QEMU (TCG/KVM, -smp 2, -nic none, timeouts),
-#                                   resumes after a crashing or hanging case
-#   parse      matrix/console.py    console -> per-module KTAP -> tree's kunit.py parse --json
-#   table      matrix/table.py      results/RUN/results.json + table.txt
+#   boot       matrix/cell.py       QEMU (-smp 2, -nic none, timeouts) via boot.py;
+#                                   boots again after a crashing or hanging case
+#   parse      matrix/console.py    console -> per-module KTAP -> the tree's kunit.py parse
+#   table      matrix/table.py      results/RUN/{table.txt,results.json}
 #
-# Nothing here loads a module into the host kernel: modules run in guests only.
+# matrix/run.sh runs every cell of a run; bisect.sh and series-check.sh run
+# cells on commits of the patched tree. Nothing here loads a module into the
+# host kernel: the modules run in QEMU guests only.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -26,7 +28,10 @@ CACHE ?= $(ROOT)/build
 RESULTS ?= $(ROOT)/results
 ALLOC ?= all
 TREE ?= both
-export ZSP_CACHE := $(CACHE)
+export ZSP_CACHE := $(abspath $(CACHE))
+ifneq ($(PATCHES),)
+export ZSP_PATCHES := $(abspath $(PATCHES))
+endif
 
 ALLOCATORS := slab slub slob
 TREES := vanilla patched
@@ -35,16 +40,35 @@ RUN_ID := $(shell date +%Y%m%d-%H%M%S)-$$$$
 sel_alloc = $(if $(filter all,$(ALLOC)),$(ALLOCATORS),$(ALLOC))
 sel_tree = $(if $(filter both,$(TREE)),$(TREES),$(TREE))
 
-.PHONY: help deps check-args matrix run test check selftest clean distclean \
-	insmod modprobe load install modules_install
+# Bad input stops here, with one line, before any work.
+ifneq ($(filter-out $(ALLOCATORS) all,$(ALLOC)),)
+$(error unknown ALLOC '$(ALLOC)'; valid: $(ALLOCATORS) all)
+endif
+ifneq ($(filter-out $(TREES) both,$(TREE)),)
+$(error unknown TREE '$(TREE)'; valid: $(TREES) both)
+endif
+ifneq ($(filter bisect,$(MAKECMDGOALS)),)
+ifeq ($(filter $(ALLOCATORS),$(ALLOC)),)
+$(error make bisect needs one ALLOC=, one of: $(ALLOCATORS))
+endif
+endif
+# Refused on purpose: the test modules crash kernels and run only in guests.
+ifneq ($(filter insmod modprobe rmmod load install modules_install,$(MAKECMDGOALS)),)
+$(error '$(MAKECMDGOALS)' would touch the host kernel; the modules run only in QEMU guests (make run))
+endif
+
+.PHONY: help deps matrix run test check selftest bisect series-check clean distclean
 
 help:
 	@echo 'make matrix              build, boot and test all allocators, vanilla and patched'
 	@echo 'make run ALLOC=slub      one allocator (TREE=vanilla|patched|both, default both)'
 	@echo 'make test                everything CI runs; ends with "N passed, N failed"'
-	@echo 'make check               checkpatch --strict on the series; series applies with git am'
-	@echo 'make selftest            harness self-tests (no kernel build)'
-	@echo 'make clean               remove build dirs (keeps the unpacked tree, ccache, results)'
+	@echo 'make check               checkpatch --strict and sign-off per patch; git am to pristine'
+	@echo 'make selftest            harness unit tests (no kernel build)'
+	@echo 'make bisect ALLOC=slob [GOOD=patch|base|commit] [BAD=...] [CASE=name] [PATCHES=dir]'
+	@echo '                         first patch that breaks one allocator'
+	@echo 'make series-check        every prefix of the series x every allocator'
+	@echo 'make clean               remove build dirs (keeps the unpacked trees, ccache, results)'
 	@echo 'make distclean           remove the whole cache ($(CACHE)); results stay'
 	@echo 'Variables: ALLOC=$(ALLOCATORS)|all  TREE=vanilla|patched|both  CACHE=$(CACHE)'
 	@echo 'Results: $(RESULTS)/<run>/ (table.txt, results.json, per-cell logs), never overwritten'
@@ -52,36 +76,30 @@ help:
 deps:
 	@matrix/deps.sh
 
-# Validate ALLOC and TREE before any work, with one line each.
-check-args:
-	@for a in $(sel_alloc); do case " $(ALLOCATORS) " in *" $$a "*) ;; \
-	  *) echo "error: unknown ALLOC '$$a'; valid: $(ALLOCATORS) all" >&2; exit 2;; esac; done
-	@for t in $(sel_tree); do case " $(TREES) " in *" $$t "*) ;; \
-	  *) echo "error: unknown TREE '$$t'; valid: $(TREES) both" >&2; exit 2;; esac; done
-
 matrix: ALLOC = all
 matrix: run
 
-run: check-args deps
+run: deps
 	@mkdir -p $(RESULTS)/$(RUN_ID) && ln -sfn $(RUN_ID) $(RESULTS)/latest
 	@matrix/run.sh $(RESULTS)/$(RUN_ID) "$(sel_tree)" "$(sel_alloc)"
+
+bisect: deps
+	@matrix/bisect.sh $(RESULTS)/bisect-$(ALLOC)-$(RUN_ID) $(ALLOC) "$(or $(GOOD),base)" "$(BAD)" "$(CASE)"
+
+series-check: deps
+	@matrix/series-check.sh $(RESULTS)/series-$(RUN_ID)
 
 check: deps
 	@matrix/check.sh
 
 selftest:
-	@python3 -m unittest discover -s matrix/tests -t matrix -q
+	@cd matrix && python3 -m unittest discover -s tests -t . -q
 
 test: deps
 	@matrix/test.sh
 
 clean:
-	rm -rf $(CACHE)/o $(CACHE)/mod
+	rm -rf $(CACHE)/src/*/o-* $(CACHE)/mod
 
 distclean:
 	rm -rf $(CACHE)
-
-# Refused on purpose: the test modules crash kernels and run only in guests.
-insmod modprobe load install modules_install:
-	@echo "error: '$@' would touch the host kernel; the modules run only in QEMU guests (make run)" >&2
-	@exit 2

@@ -6,8 +6,8 @@
  * patched 6.1 kernels with SLAB, SLUB and SLOB. On vanilla kernels some
  * cases oops, divide by zero or spin under slab_mutex; the harness reads
  * the "zsp-start" line each case prints first, kills the guest and resumes
- * the remaining cases in a fresh boot with "skip=" naming the cases that
- * already have a result. Skipped cases are never counted as passed.
+ * the remaining cases in a fresh boot; zero_size_plan names the cases
+ * that already have a result. Skipped cases are never counted as passed.
  *
  * A case that is meant to oops (Z6) prints "zsp-expect-oops" first so
  * that the harness lets the guest run on and checks the oops it prints.
@@ -20,7 +20,6 @@
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/module.h>
-#include <linux/moduleparam.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/task.h>
@@ -29,9 +28,7 @@
 #include <linux/vmalloc.h>
 #include <linux/vmstat.h>
 
-static char *skip;
-module_param(skip, charp, 0444);
-MODULE_PARM_DESC(skip, "comma-separated case names not to run in this load");
+bool zero_size_plan_skips(const char *name);
 
 /* Enough zero-size requests that one byte of slab each would show. */
 #define MANY		(1 << 16)
@@ -62,24 +59,9 @@ static size_t runtime_zero(void)
 	return zero;
 }
 
-static bool case_skipped(const char *name)
-{
-	const char *p = skip;
-	size_t len = strlen(name);
-
-	while (p && *p) {
-		if (!strncmp(p, name, len) && (p[len] == ',' || !p[len]))
-			return true;
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	return false;
-}
-
 static int zsp_case_init(struct kunit *test)
 {
-	if (case_skipped(test->name))
+	if (zero_size_plan_skips(test->name))
 		kunit_skip(test, "zsp-not-selected");
 	kunit_info(test, "zsp-start\n");
 	return 0;
@@ -187,7 +169,7 @@ static void z1_kvmalloc(struct kunit *test)
 
 static void z1_devm_kmalloc(struct kunit *test)
 {
-	struct device *dev = root_device_register("zsp_z1");
+	struct device *dev = __root_device_register("zsp_z1", NULL);
 	void *p;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
@@ -257,11 +239,16 @@ static void z2_kvfree(struct kunit *test)
 
 static void z2_devm_kfree(struct kunit *test)
 {
-	struct device *dev = root_device_register("zsp_z2");
+	struct device *dev = __root_device_register("zsp_z2", NULL);
+
+	void *real;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	real = devm_kmalloc(dev, 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, real);
 	devm_kfree(dev, NULL);
 	devm_kfree(dev, ZERO_SIZE_PTR);
+	devm_kfree(dev, real);
 	root_device_unregister(dev);
 	KUNIT_SUCCEED(test);
 }

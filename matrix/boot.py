@@ -76,7 +76,11 @@ class Watch:
 			self.expecting_oops = True
 		if self.stop:
 			return
-		if console.PANIC.search(line):
+		if console.POWER_DOWN.search(line):
+			# Without ACPI the guest cannot switch QEMU off itself.
+			self.stop = BootResult('poweroff', 'guest powered off', 0.0)
+			self.stop_at = now
+		elif console.PANIC.search(line):
 			self._stop('panic', line, now)
 		elif console.SOFT_LOCKUP.search(line):
 			self._stop('hang', line, now)

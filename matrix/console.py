@@ -25,6 +25,7 @@ OOPS_HEAD = re.compile(r'BUG: |kernel BUG at|divide error|general protection fau
 		       r'invalid opcode|stack segment')
 SPLAT = re.compile(r'WARNING: CPU: |BUG: |kernel BUG at|INFO: task .* blocked')
 ZSP_FAULT = re.compile(r'address: 0000000000000010\b')
+POWER_DOWN = re.compile(r'reboot: (Power down|System halted)')
 MEMINIT = re.compile(r'test_meminit: (all \d+ tests passed!|failures: .*)')
 
 

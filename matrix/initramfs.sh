@@ -24,6 +24,7 @@ cpio_spec() {
 		dir /lib/modules 0755 0 0
 		file /bin/busybox $BUSYBOX 0755 0 0
 		file /init $ZSP_ROOT/matrix/guest-init 0755 0 0
+		file /lib/modules/zero_size_plan.ko $mod/zero_size_plan.ko 0644 0 0
 		file /lib/modules/zero_size_test.ko $mod/zero_size_test.ko 0644 0 0
 	SPEC
 	for ko in $UPSTREAM_MODULES; do

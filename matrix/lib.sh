@@ -35,10 +35,12 @@ check_tree() {
 }
 
 src_dir() { printf '%s/src/%s\n' "$ZSP_CACHE" "$1"; }
-obj_dir() { printf '%s/o/%s-%s\n' "$ZSP_CACHE" "$1" "$2"; }
+# Inside the source tree, so that kbuild uses srctree=..: command lines
+# are then the same for vanilla and patched, and ccache serves both.
+obj_dir() { printf '%s/src/%s/o-%s\n' "$ZSP_CACHE" "$1" "$2"; }
 
-# hold_lock NAME: take an exclusive lock for this process's lifetime, or
-# refuse: two runs on one build dir would corrupt each other.
+# hold_lock NAME: take an exclusive lock until ZSP_LOCK_FD is closed or the
+# process ends, or refuse: two runs on one tree would corrupt each other.
 hold_lock() {
 	local lock="$ZSP_CACHE/locks/$1.lock"
 	mkdir -p "$ZSP_CACHE/locks"

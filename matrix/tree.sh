@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # tree.sh vanilla|patched: make the kernel tree exist and print its path.
+# The caller holds the tree's lock (hold_lock src-TREE).
 #
 # vanilla: the tarball, unpacked once.
 # patched: the tarball as a git repo (commit tagged zsp-base) with every
@@ -84,7 +85,6 @@ main() {
 	check_tree "$tree"
 	dest=$(src_dir "$tree")
 	mkdir -p "$(dirname "$dest")"
-	hold_lock "src-$tree"
 	unpack "$dest"
 	if [ "$tree" = patched ]; then
 		make_git_base "$dest"

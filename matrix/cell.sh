@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# cell.sh TREE ALLOC DIR [MODULES]: one cell of the matrix on the tree as it
+# is checked out: config -> kernel -> module -> initramfs -> boots. Logs
+# and cell.json go to DIR. When a step fails, its one-line error is written
+# to DIR/error and printed, and the exit status is 125 ("cannot test", as
+# git bisect run wants it). MODULES defaults to upstream's test modules
+# this config built, then zero_size_test.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+MATRIX=$ZSP_ROOT/matrix
+
+# phase NAME CMD...: one step, with a progress line and its time.
+phase() {
+	local name=$1 t0=$SECONDS err
+	shift
+	log "$CELL: $name"
+	if ! err=$("$@" 2>&1 >/dev/null); then
+		err=$(printf '%s\n' "$err" | grep -m1 '^error:' || printf '%s\n' "$err" | tail -1)
+		printf '%s\n' "${err#error: }" >"$DIR/error"
+		log "$CELL: $name FAILED: ${err#error: }"
+		exit 125
+	fi
+	if [ $((SECONDS - t0)) -gt 1 ]; then
+		log "$CELL: $name done in $((SECONDS - t0))s"
+	fi
+}
+
+default_modules() {
+	local obj=$1 m list=""
+	for m in test_meminit slub_kunit; do
+		[ -f "$obj/lib/$m.ko" ] && list="$list $m"
+	done
+	printf '%s zero_size_test\n' "$list"
+}
+
+main() {
+	local tree=$1 alloc=$2 modules=${4:-} src obj
+	DIR=$3 CELL="$tree-$alloc"
+	mkdir -p "$DIR"
+	rm -f "$DIR/error"
+	src=$(src_dir "$tree")
+	obj=$(obj_dir "$tree" "$alloc")
+	phase config "$MATRIX/config.sh" "$tree" "$alloc"
+	phase kernel "$MATRIX/build.sh" "$tree" "$alloc" "$DIR/build.log"
+	phase module "$MATRIX/module.sh" "$tree" "$alloc" "$DIR/module.log"
+	phase initramfs "$MATRIX/initramfs.sh" "$tree" "$alloc" "$obj/zsp-initramfs.cpio"
+	cp "$obj/.config" "$DIR/config"
+	[ -n "$modules" ] || modules=$(default_modules "$obj")
+	log "$CELL: boot"
+	if ! python3 "$MATRIX/cell.py" --tree "$tree" --alloc "$alloc" \
+		--kernel "$obj/arch/x86/boot/bzImage" \
+		--initrd "$obj/zsp-initramfs.cpio" \
+		--gen-init-cpio "$obj/usr/gen_init_cpio" \
+		--kunit-tool "$src/tools/testing/kunit/kunit.py" \
+		--modules "$modules" \
+		--timeout "${ZSP_TIMEOUT:-300}" --silence "${ZSP_SILENCE:-30}" \
+		--out "$DIR"; then
+		echo "harness error in cell.py; see $DIR" >"$DIR/error"
+		exit 125
+	fi
+}
+
+main "$@"

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# check.sh: the series is fit to send. Every patch of patches/series has a
+# subject with a subsystem prefix and a Signed-off-by, passes the tree's
+# checkpatch.pl --strict without errors or warnings, and the series
+# applies with git am to the pristine tree (tree.sh patched does that,
+# and caches the result by the series' content). Prints one line per
+# patch and a summary; exits 1 on any failure.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+check_patch() {
+	local patch=$1 src=$2 name out
+	name=${patch#"$ZSP_PATCHES"/}
+	if ! grep -qE '^Subject: \[PATCH[^]]*\] [a-z0-9/_.-]+: ' "$patch"; then
+		echo "FAIL $name: subject lacks a 'subsystem: ' prefix"
+		return 1
+	fi
+	if ! grep -q '^Signed-off-by: ' "$patch"; then
+		echo "FAIL $name: no Signed-off-by"
+		return 1
+	fi
+	if ! out=$("$src/scripts/checkpatch.pl" --strict --no-tree -q "$patch" 2>&1) || [ -n "$out" ]; then
+		echo "FAIL $name: checkpatch --strict: $(printf '%s\n' "$out" | grep -m1 -E '^(ERROR|WARNING|CHECK)' || true)"
+		return 1
+	fi
+	echo "ok   $name"
+}
+
+main() {
+	local src patch pass=0 fail=0 err
+	hold_lock src-patched
+	"$ZSP_ROOT/matrix/tree.sh" vanilla >/dev/null
+	src=$(src_dir vanilla)
+	if err=$("$ZSP_ROOT/matrix/tree.sh" patched 2>&1 >/dev/null); then
+		echo "ok   series applies with git am to pristine $(make -s -C "$src" kernelversion)"
+		pass=$((pass + 1))
+	else
+		echo "FAIL series: $(printf '%s\n' "$err" | grep -m1 '^error:' || printf '%s\n' "$err" | tail -1)"
+		fail=$((fail + 1))
+	fi
+	while read -r patch; do
+		if check_patch "$patch" "$src"; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+		fi
+	done < <(grep -vE '^\s*(#|$)' "$ZSP_PATCHES/series" | sed "s|^|$ZSP_PATCHES/|")
+	echo "check: $pass passed, $fail failed"
+	[ "$fail" -eq 0 ]
+}
+
+main "$@"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# series-check.sh RUN_DIR: every prefix of the series (base, +1 patch, ...,
+# the whole series) on every allocator: it must build and boot, no case
+# that passed at the previous prefix may stop passing, and the whole series
+# must pass every case. A fix series cannot make every prefix pass the
+# whole suite (each patch fixes its own cases), so the rule per prefix is
+# the kernel's: bisectable, and no regression. Prefixes are the commits of
+# the patched tree, checked out in turn, so each step rebuilds only what
+# one patch changed.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+main() {
+	local run=$1 src tip commit k=0 alloc
+	mkdir -p "$run"
+	hold_lock src-patched
+	src=$("$ZSP_ROOT/matrix/tree.sh" patched)
+	tip=$(git -C "$src" rev-parse HEAD)
+	trap 'git -C "$src" checkout -q "$tip"' EXIT
+	for commit in $(git -C "$src" rev-parse zsp-base) $(git -C "$src" rev-list --reverse zsp-base..HEAD); do
+		git -C "$src" checkout -q "$commit"
+		log "prefix $k: $(git -C "$src" log -1 --format=%s "$commit")"
+		git -C "$src" log -1 --format=%s "$commit" >"$run/prefix-$k.subject"
+		for alloc in $ZSP_ALLOCATORS; do
+			"$ZSP_ROOT/matrix/cell.sh" patched "$alloc" "$run/prefix-$k/$alloc" zero_size_test || true
+		done
+		k=$((k + 1))
+	done
+	python3 "$ZSP_ROOT/matrix/series_table.py" "$run"
+}
+
+main "$@"

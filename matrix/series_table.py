@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""series_table.py RUN: the prefix x allocator table of series-check.sh.
+
+A cell reads "P/T" (contract cases passing / total), "BUILD" when the
+prefix did not build or boot, and gets a "!" with the case names when a
+case that passed at the previous prefix does not pass here. Exit 1 on any
+build failure, any regression, or a whole series that is not all pass.
+"""
+
+import glob
+import json
+import os
+import sys
+from typing import Dict, List, Optional
+
+ALLOCATORS = ['slab', 'slub', 'slob']
+
+
+def load(path: str) -> Optional[Dict[str, str]]:
+	try:
+		with open(path) as f:
+			cases = json.load(f)['cases']
+	except (OSError, ValueError):
+		return None
+	return {c['case']: c['status'] for c in cases if c['suite'].startswith('zero_size')}
+
+
+def main(argv: List[str]) -> int:
+	run = argv[0]
+	n = len(glob.glob(os.path.join(run, 'prefix-*.subject')))
+	bad: List[str] = []
+	lines = [f"{'prefix':<60}" + ''.join(f'  {a:<10}' for a in ALLOCATORS)]
+	prev: Dict[str, Optional[Dict[str, str]]] = {a: None for a in ALLOCATORS}
+	last: Dict[str, Optional[Dict[str, str]]] = {}
+	for k in range(n):
+		with open(os.path.join(run, f'prefix-{k}.subject')) as f:
+			subject = f.read().strip()
+		row = f'{k:>2} {subject[:57]:<57}'
+		for a in ALLOCATORS:
+			cur = load(os.path.join(run, f'prefix-{k}', a, 'cell.json'))
+			if cur is None or not cur:
+				row += f"  {'BUILD':<10}"
+				bad.append(f'prefix {k} {a}: did not build or boot')
+				continue
+			passed = sum(1 for s in cur.values() if s == 'pass')
+			mark = ''
+			if prev[a]:
+				lost = sorted(c for c, s in prev[a].items() if s == 'pass' and cur.get(c) != 'pass')
+				if lost:
+					mark = '!'
+					bad.append(f"prefix {k} {a}: regressed {' '.join(lost)}")
+			row += f"  {f'{passed}/{len(cur)}{mark}':<10}"
+			prev[a] = cur
+			last[a] = cur
+		lines.append(row)
+	for a, cur in last.items():
+		if cur and any(s != 'pass' for s in cur.values()):
+			bad.append(f'whole series {a}: not all pass')
+	text = '\n'.join(lines + [''] + bad)
+	with open(os.path.join(run, 'series.txt'), 'w') as f:
+		f.write(text + '\n')
+	print(text)
+	return 1 if bad else 0
+
+
+if __name__ == '__main__':
+	sys.exit(main(sys.argv[1:]))
