@@ -35,7 +35,7 @@ endif
 
 ALLOCATORS := slab slub slob
 TREES := vanilla patched
-RUN_ID := $(shell date +%Y%m%d-%H%M%S)-$$$$
+RUN_ID := $(shell echo $$(date +%Y%m%d-%H%M%S)-$$$$)
 
 sel_alloc = $(if $(filter all,$(ALLOC)),$(ALLOCATORS),$(ALLOC))
 sel_tree = $(if $(filter both,$(TREE)),$(TREES),$(TREE))

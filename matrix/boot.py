@@ -136,6 +136,7 @@ def boot(kernel: str, initrd: str, log: str, timeout: float,
 			if proc.poll() is None:
 				proc.kill()
 			rc = proc.wait()
+			proc.stdout.close()
 			if pending:
 				out.write(pending.decode(errors='replace') + '\n')
 	if result is None:

@@ -43,6 +43,8 @@ class Cell:
 		self.boots: List[dict] = []
 		# Modules that ran to their end, or crashed: not loaded again.
 		self.modules_done: set = set()
+		# Cases of zero_size_test with a result: skipped in later boots.
+		self.suite_cases: set = set()
 
 	# -- one boot --------------------------------------------------------
 
@@ -129,6 +131,8 @@ class Cell:
 				if kstatus == 'ERROR' and (not ev or not ev.finished):
 					continue	# never finished: judged below
 				self.judge(case, kstatus, ev, n)
+				if seg.module == SUITE_MODULE:
+					self.suite_cases.add(case)
 		if r.outcome == 'poweroff':
 			return
 		status = 'hang' if r.outcome in ('hang', 'timeout') else 'crash'
@@ -136,7 +140,9 @@ class Cell:
 		reason = ev.oopses[0] if ev and ev.oopses else r.reason
 		open_seg = next((s for s in sc.segments if s.rc is None), None)
 		if sc.running:
+			# Only zero_size_test prints zsp-start lines.
 			self.record(sc.running, status, reason, n)
+			self.suite_cases.add(sc.running)
 		elif open_seg and open_seg.module != SUITE_MODULE:
 			self.suite_of.setdefault(open_seg.module, open_seg.module)
 			self.record(open_seg.module, status, reason, n)
@@ -148,8 +154,7 @@ class Cell:
 		a = self.args
 		modules = a.modules.split()
 		for n in range(1, a.max_boots + 1):
-			skip = sorted(c for c in self.results if c in self.suite_of
-				      and self.suite_of[c].startswith('zero_size'))
+			skip = sorted(self.suite_cases)
 			stem = os.path.join(a.out, f'boot-{n}')
 			self.initrd(modules, skip, stem + '.cpio')
 			known = len(self.results)
@@ -176,6 +181,9 @@ class Cell:
 		return 0
 
 	def write(self) -> None:
+		# A case that crashed in its first boot is named by a later one.
+		for r in self.results.values():
+			r.suite = self.suite_of.get(r.case, r.suite)
 		out = {'tree': self.args.tree, 'allocator': self.args.alloc,
 		       'boots': self.boots,
 		       'cases': [asdict(r) for r in self.results.values()]}

@@ -1,0 +1,161 @@
+# SPDX-License-Identifier: GPL-2.0
+"""boot.boot() against a fake QEMU: every way a guest can end, and QEMU
+never left running."""
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from typing import List
+
+import boot
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+CASE = ['zsp-harness: begin zero_size_test', '    # z2_kfree_bulk_mixed: zsp-start']
+OOPS = ['BUG: unable to handle page fault for address: ffffebde00000008',
+	'Oops: 0000 [#1] SMP', 'RIP: 0010:virt_to_folio+0x31/0x3f']
+ZSP_OOPS = ['BUG: kernel NULL pointer dereference, address: 0000000000000010',
+	    'Oops: 0002 [#1] SMP']
+
+
+def alive(pid: int) -> bool:
+	try:
+		os.kill(pid, 0)
+	except ProcessLookupError:
+		return False
+	# A zombie is dead for our purpose.
+	with open(f'/proc/{pid}/stat') as f:
+		return f.read().split()[2] != 'Z'
+
+
+class FakeQemu(unittest.TestCase):
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.TemporaryDirectory()
+		self.dir = self.tmp.name
+		os.symlink(os.path.join(HERE, 'fake_qemu.py'),
+			   os.path.join(self.dir, 'qemu-system-x86_64'))
+		self.env = {'PATH': self.dir + ':' + os.environ['PATH'],
+			    'FAKE_QEMU_PID': os.path.join(self.dir, 'pid'),
+			    'FAKE_QEMU_CONSOLE': os.path.join(self.dir, 'console')}
+		self.saved = {k: os.environ.get(k) for k in self.env}
+		os.environ.update(self.env)
+		self.log = os.path.join(self.dir, 'log')
+
+	def tearDown(self) -> None:
+		for k, v in self.saved.items():
+			if v is None:
+				os.environ.pop(k, None)
+			else:
+				os.environ[k] = v
+		self.tmp.cleanup()
+
+	def run_boot(self, lines: List[str], end: str = 'exit', silence: float = 3,
+		     timeout: float = 20) -> boot.BootResult:
+		with open(self.env['FAKE_QEMU_CONSOLE'], 'w') as f:
+			f.write('\n'.join(lines) + '\n')
+		os.environ['FAKE_QEMU_END'] = end
+		r = boot.boot('bzImage', 'initrd', self.log, timeout, silence)
+		if os.path.exists(self.env['FAKE_QEMU_PID']):
+			with open(self.env['FAKE_QEMU_PID']) as f:
+				self.assertFalse(alive(int(f.read())), 'QEMU left running')
+		return r
+
+	def test_poweroff_line_ends_the_boot(self) -> None:
+		r = self.run_boot(['zsp-harness: done', 'reboot: Power down'], end='hang')
+		self.assertEqual(r.outcome, 'poweroff')
+		self.assertLess(r.seconds, 2.5)
+
+	def test_oops_in_case_is_a_crash(self) -> None:
+		r = self.run_boot(CASE + OOPS, end='hang')
+		self.assertEqual(r.outcome, 'crash')
+		self.assertIn('[#1]', r.reason)
+		with open(self.log) as f:
+			self.assertIn('RIP: 0010:virt_to_folio', f.read())
+
+	def test_expected_oops_lets_the_guest_run_on(self) -> None:
+		r = self.run_boot(['    # z6_write_faults: zsp-start',
+				   '    # z6_write_faults: zsp-expect-oops'] + ZSP_OOPS +
+				  ['    ok 1 z6_write_faults', 'reboot: Power down'], end='hang')
+		self.assertEqual(r.outcome, 'poweroff')
+
+	def test_second_oops_after_expected_one_is_a_crash(self) -> None:
+		r = self.run_boot(['    # z6_write_faults: zsp-start',
+				   '    # z6_write_faults: zsp-expect-oops'] + ZSP_OOPS +
+				  ['    ok 1 z6_write_faults', '    # z7_x: zsp-start'] + OOPS,
+				  end='hang')
+		self.assertEqual(r.outcome, 'crash')
+
+	def test_panic(self) -> None:
+		r = self.run_boot(CASE + ['Kernel panic - not syncing: Fatal exception'])
+		self.assertEqual(r.outcome, 'panic')
+
+	def test_soft_lockup_is_a_hang(self) -> None:
+		r = self.run_boot(CASE + ['watchdog: BUG: soft lockup - CPU#1 stuck for 11s!'],
+				  end='hang')
+		self.assertEqual(r.outcome, 'hang')
+
+	def test_output_then_silence_is_a_hang(self) -> None:
+		r = self.run_boot(CASE, end='hang', silence=1)
+		self.assertEqual(r.outcome, 'hang')
+		self.assertIn('no console output', r.reason)
+
+	def test_no_output_at_all_is_a_hang(self) -> None:
+		r = self.run_boot([], end='hang', silence=1)
+		self.assertEqual(r.outcome, 'hang')
+
+	def test_total_timeout(self) -> None:
+		lines = [f'line {i}' for i in range(400)]
+		r = self.run_boot(lines, end='hang', silence=5, timeout=1)
+		self.assertEqual(r.outcome, 'timeout')
+
+	def test_qemu_fails_to_start(self) -> None:
+		r = self.run_boot([], end='fail')
+		self.assertEqual(r.outcome, 'qemu-error')
+
+	def test_qemu_missing(self) -> None:
+		os.environ['PATH'] = self.dir + '/nowhere'
+		r = boot.boot('bzImage', 'initrd', self.log, 5, 5)
+		self.assertEqual(r.outcome, 'qemu-error')
+
+	def test_guest_exits_without_poweroff_line(self) -> None:
+		r = self.run_boot(CASE)
+		self.assertEqual(r.outcome, 'poweroff')
+
+	def test_sigterm_kills_qemu(self) -> None:
+		with open(self.env['FAKE_QEMU_CONSOLE'], 'w') as f:
+			f.write('booting\n')
+		env = dict(os.environ, FAKE_QEMU_END='hang')
+		p = subprocess.Popen([sys.executable, os.path.join(HERE, '..', 'boot.py'),
+				      '--kernel', 'k', '--initrd', 'i', '--log', self.log,
+				      '--silence', '30'], env=env, stdout=subprocess.DEVNULL)
+		pidfile = self.env['FAKE_QEMU_PID']
+		for _ in range(100):
+			if os.path.exists(pidfile) and os.path.getsize(pidfile):
+				break
+			time.sleep(0.05)
+		with open(pidfile) as f:
+			qemu = int(f.read())
+		p.send_signal(signal.SIGTERM)
+		p.wait(10)
+		time.sleep(0.2)
+		self.assertFalse(alive(qemu))
+
+
+class QemuCommand(unittest.TestCase):
+
+	def test_no_network_smp_and_no_reboot(self) -> None:
+		cmd = boot.qemu_command('k', 'i', boot.APPEND)
+		self.assertIn('-nic', cmd)
+		self.assertEqual(cmd[cmd.index('-nic') + 1], 'none')
+		self.assertEqual(cmd[cmd.index('-smp') + 1], '2')
+		self.assertIn('-no-reboot', cmd)
+		self.assertIn('panic=-1', boot.APPEND)
+
+
+if __name__ == '__main__':
+	unittest.main()
