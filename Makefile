@@ -57,7 +57,7 @@ ifneq ($(filter insmod modprobe rmmod load install modules_install,$(MAKECMDGOAL
 $(error '$(MAKECMDGOALS)' would touch the host kernel; the modules run only in QEMU guests (make run))
 endif
 
-.PHONY: help deps matrix run test check selftest bisect series-check clean distclean
+.PHONY: help deps matrix run test check selftest bisect series-check bench clean distclean
 
 help:
 	@echo 'make matrix              build, boot and test all allocators, vanilla and patched'
@@ -68,6 +68,7 @@ help:
 	@echo 'make bisect ALLOC=slob [GOOD=patch|base|commit] [BAD=...] [CASE=name] [PATCHES=dir]'
 	@echo '                         first patch that breaks one allocator'
 	@echo 'make series-check        every prefix of the series x every allocator'
+	@echo 'make bench               pipeline and in-guest benchmarks (JSON + table)'
 	@echo 'make clean               remove build dirs (keeps the unpacked trees, ccache, results)'
 	@echo 'make distclean           remove the whole cache ($(CACHE)); results stay'
 	@echo 'Variables: ALLOC=$(ALLOCATORS)|all  TREE=vanilla|patched|both  CACHE=$(CACHE)'
@@ -103,3 +104,6 @@ clean:
 
 distclean:
 	rm -rf $(CACHE)
+
+bench: deps
+	@matrix/bench.sh $(RESULTS)/bench-$(RUN_ID)

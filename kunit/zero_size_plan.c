@@ -12,6 +12,8 @@
 #include <linux/moduleparam.h>
 #include <linux/string.h>
 
+#include "zero_size_plan.h"
+
 static char *skip;
 module_param(skip, charp, 0444);
 MODULE_PARM_DESC(skip, "comma-separated zero_size_test case names not to run");

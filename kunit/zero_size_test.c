@@ -26,12 +26,12 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
-#include <linux/vmstat.h>
 
-bool zero_size_plan_skips(const char *name);
+#include "zero_size_plan.h"
+#include "zsp_vmstat.h"
 
 /* Enough zero-size requests that one byte of slab each would show. */
-#define MANY		(1 << 16)
+#define MANY		BIT(16)
 /* Objects large enough to come from and go back to whole pages. */
 #define BIG		(4 * PAGE_SIZE)
 #define NR_BIG		64
@@ -67,23 +67,6 @@ static int zsp_case_init(struct kunit *test)
 	return 0;
 }
 
-/*
- * Exact number of slab pages in use: the global counter plus every CPU's
- * pending delta, so that the small numbers the tests compare are not lost
- * in the per-cpu batching of vmstat.
- */
-static long slab_pages(void)
-{
-	long pages = global_node_page_state_pages(NR_SLAB_UNRECLAIMABLE_B);
-	int nid, cpu;
-
-	for_each_online_node(nid)
-		for_each_online_cpu(cpu)
-			pages += per_cpu_ptr(NODE_DATA(nid)->per_cpu_nodestats,
-					     cpu)->vm_node_stat_diff[NR_SLAB_UNRECLAIMABLE_B];
-	return pages;
-}
-
 /* Give freed kmalloc(BIG) memory back to the page allocator. */
 static void shrink_kmalloc_big(void)
 {
@@ -99,7 +82,7 @@ static void shrink_kmalloc_big(void)
 /* Real objects given to a free API must come back: nothing leaked. */
 static void expect_pages_back(struct kunit *test, long before, long during)
 {
-	long after = slab_pages();
+	long after = zsp_slab_pages();
 
 	KUNIT_EXPECT_GE_MSG(test, during - before, (long)(NR_BIG * BIG / PAGE_SIZE / 2),
 			    "the slab page counter did not see the allocations");
@@ -190,19 +173,19 @@ static void z1_no_slab_memory(struct kunit *test)
 	int i, not_zsp = 0;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
-	before = slab_pages();
+	before = zsp_slab_pages();
 	for (i = 0; i < MANY; i++) {
 		p[i] = kmalloc(runtime_zero(), GFP_KERNEL);
 		not_zsp += p[i] != ZERO_SIZE_PTR;
 	}
-	zero_delta = slab_pages() - before;
+	zero_delta = zsp_slab_pages() - before;
 	for (i = 0; i < MANY; i++)
 		kfree(p[i]);
 
-	before = slab_pages();
+	before = zsp_slab_pages();
 	for (i = 0; i < MANY; i++)
 		p[i] = kmalloc(8, GFP_KERNEL);
-	eight_delta = slab_pages() - before;
+	eight_delta = zsp_slab_pages() - before;
 	for (i = 0; i < MANY; i++)
 		kfree(p[i]);
 	vfree(p);
@@ -297,7 +280,7 @@ static void z2_kfree_bulk_mixed(struct kunit *test)
 {
 	size_t n = NR_BIG + NR_BIG / 2, i;
 	void **p = mixed_array(test, n);
-	long before = slab_pages(), during;
+	long before = zsp_slab_pages(), during;
 
 	for (i = 0; i < n; i++) {
 		if (i % 3 == 0)
@@ -305,7 +288,7 @@ static void z2_kfree_bulk_mixed(struct kunit *test)
 		p[i] = kmalloc(BIG, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
 	}
-	during = slab_pages();
+	during = zsp_slab_pages();
 	kfree_bulk(n, p);
 	shrink_kmalloc_big();
 	expect_pages_back(test, before, during);
@@ -315,7 +298,7 @@ static void z2_kmem_cache_free_bulk_null_cache(struct kunit *test)
 {
 	size_t n = NR_BIG + NR_BIG / 2, i;
 	void **p = mixed_array(test, n);
-	long before = slab_pages(), during;
+	long before = zsp_slab_pages(), during;
 
 	for (i = 0; i < n; i++) {
 		if (i % 3 == 0)
@@ -323,7 +306,7 @@ static void z2_kmem_cache_free_bulk_null_cache(struct kunit *test)
 		p[i] = kmalloc(BIG, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
 	}
-	during = slab_pages();
+	during = zsp_slab_pages();
 	kmem_cache_free_bulk(NULL, n, p);
 	shrink_kmalloc_big();
 	expect_pages_back(test, before, during);
@@ -334,7 +317,7 @@ static void z2_kmem_cache_free_bulk_mixed(struct kunit *test)
 	struct kmem_cache *s = big_cache(test);
 	size_t n = NR_BIG + NR_BIG / 2, i;
 	void **p = mixed_array(test, n);
-	long before = slab_pages(), during;
+	long before = zsp_slab_pages(), during;
 
 	for (i = 0; i < n; i++) {
 		if (i % 3 == 0)
@@ -342,7 +325,7 @@ static void z2_kmem_cache_free_bulk_mixed(struct kunit *test)
 		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
 	}
-	during = slab_pages();
+	during = zsp_slab_pages();
 	kmem_cache_free_bulk(s, n, p);
 	kmem_cache_shrink(s);
 	expect_pages_back(test, before, during);
@@ -408,14 +391,14 @@ static void z3_kmalloc_size_roundup(struct kunit *test)
 static void z4_krealloc_to_zero(struct kunit *test)
 {
 	void *p[NR_BIG];
-	long before = slab_pages(), during;
+	long before = zsp_slab_pages(), during;
 	int i, not_zsp = 0;
 
 	for (i = 0; i < NR_BIG; i++) {
 		p[i] = kmalloc(BIG, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
 	}
-	during = slab_pages();
+	during = zsp_slab_pages();
 	for (i = 0; i < NR_BIG; i++)
 		not_zsp += krealloc(p[i], runtime_zero(), GFP_KERNEL) != ZERO_SIZE_PTR;
 	shrink_kmalloc_big();
@@ -524,12 +507,12 @@ struct fault_job {
 static int fault_thread(void *arg)
 {
 	struct fault_job *job = arg;
-	volatile char *zsp = ZERO_SIZE_PTR;
+	char *zsp = ZERO_SIZE_PTR;
 
 	if (job->write)
-		*zsp = 1;
+		WRITE_ONCE(*zsp, 1);
 	else
-		(void)*zsp;
+		(void)READ_ONCE(*zsp);
 	complete(&job->survived);
 	return 0;
 }

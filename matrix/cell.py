@@ -35,6 +35,24 @@ class CaseResult:
 	boot: int
 
 
+def make_initrd(base: str, gen_init_cpio: str, modules: List[str],
+		skip: List[str], path: str) -> None:
+	"""The cell's initramfs plus a second archive holding the boot's plan."""
+	with tempfile.TemporaryDirectory() as tmp:
+		plan = os.path.join(tmp, 'plan')
+		with open(plan, 'w') as f:
+			f.write(f"ZSP_MODULES='{' '.join(modules)}'\n")
+			f.write(f"ZSP_SKIP='{','.join(skip)}'\n")
+		spec = os.path.join(tmp, 'spec')
+		with open(spec, 'w') as f:
+			f.write(f'file /etc/zsp/plan {plan} 0644 0 0\n')
+		extra = subprocess.run([gen_init_cpio, spec], check=True,
+				       capture_output=True).stdout
+	with open(base, 'rb') as b, open(path, 'wb') as out:
+		out.write(b.read())
+		out.write(extra)
+
+
 class Cell:
 	def __init__(self, args: argparse.Namespace) -> None:
 		self.args = args
@@ -47,22 +65,6 @@ class Cell:
 		self.suite_cases: set = set()
 
 	# -- one boot --------------------------------------------------------
-
-	def initrd(self, modules: List[str], skip: List[str], path: str) -> None:
-		"""The cell's initramfs plus a second archive holding the plan."""
-		with tempfile.TemporaryDirectory() as tmp:
-			plan = os.path.join(tmp, 'plan')
-			with open(plan, 'w') as f:
-				f.write(f"ZSP_MODULES='{' '.join(modules)}'\n")
-				f.write(f"ZSP_SKIP='{','.join(skip)}'\n")
-			spec = os.path.join(tmp, 'spec')
-			with open(spec, 'w') as f:
-				f.write(f'file /etc/zsp/plan {plan} 0644 0 0\n')
-			extra = subprocess.run([self.args.gen_init_cpio, spec],
-					       check=True, capture_output=True).stdout
-		with open(self.args.initrd, 'rb') as base, open(path, 'wb') as out:
-			out.write(base.read())
-			out.write(extra)
 
 	def kunit_parse(self, seg: console.Segment, stem: str) -> Dict[str, str]:
 		"""Case name -> kunit.py's status, for one module's KTAP."""
@@ -156,7 +158,7 @@ class Cell:
 		for n in range(1, a.max_boots + 1):
 			skip = sorted(self.suite_cases)
 			stem = os.path.join(a.out, f'boot-{n}')
-			self.initrd(modules, skip, stem + '.cpio')
+			make_initrd(a.initrd, a.gen_init_cpio, modules, skip, stem + '.cpio')
 			known = len(self.results)
 			r = boot.boot(a.kernel, stem + '.cpio', stem + '.log',
 				      a.timeout, a.silence)

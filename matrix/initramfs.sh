@@ -26,6 +26,7 @@ cpio_spec() {
 		file /init $ZSP_ROOT/matrix/guest-init 0755 0 0
 		file /lib/modules/zero_size_plan.ko $mod/zero_size_plan.ko 0644 0 0
 		file /lib/modules/zero_size_test.ko $mod/zero_size_test.ko 0644 0 0
+		file /lib/modules/zero_size_bench.ko $mod/zero_size_bench.ko 0644 0 0
 	SPEC
 	for ko in $UPSTREAM_MODULES; do
 		[ -f "$obj/$ko" ] && printf 'file /lib/modules/%s %s 0644 0 0\n' "$(basename "$ko")" "$obj/$ko"

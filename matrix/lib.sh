@@ -15,9 +15,13 @@ die() {
 	exit 1
 }
 
-# log MSG: a progress line on stderr, with the time since the script began.
+# The run's start, shared by every script it calls, for progress lines.
+ZSP_T0=${ZSP_T0:-$(date +%s)}
+export ZSP_T0
+
+# log MSG: a progress line on stderr, with the seconds since the run began.
 log() {
-	printf '[%4ds] %s\n' "$SECONDS" "$*" >&2
+	printf '[%4ds] %s\n' "$(($(date +%s) - ZSP_T0))" "$*" >&2
 }
 
 check_alloc() {

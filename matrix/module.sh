@@ -11,7 +11,7 @@ main() {
 	obj=$(obj_dir "$tree" "$alloc")
 	mod="$ZSP_CACHE/mod/$tree-$alloc"
 	mkdir -p "$mod"
-	cp -p "$ZSP_ROOT"/kunit/Kbuild "$ZSP_ROOT"/kunit/*.c "$mod/"
+	cp -p "$ZSP_ROOT"/kunit/Kbuild "$ZSP_ROOT"/kunit/*.[ch] "$mod/"
 	if ! make -C "$src" O="$obj" M="$mod" CC="ccache gcc" modules >"$logf" 2>&1; then
 		die "test module build against $tree/$alloc failed: $(grep -m1 'error:' "$logf" || tail -1 "$logf"); log: $logf"
 	fi

@@ -1,21 +1,35 @@
 #!/usr/bin/env bash
-# test.sh: everything "make test" runs, in order of cost, each stage
-# counted, then one summary line "N passed, N failed":
-#   selftest  harness unit tests (python unittest) and shellcheck
+# test.sh: everything "make test" runs, cheapest first, each stage counted,
+# then one summary line "N passed, N failed, N skipped":
+#   selftest  harness unit tests (fake QEMU, console, table) and shellcheck
 #   check     the series: checkpatch --strict, sign-off, git am to pristine
-#   matrix    vanilla and patched x slab, slub, slob: the contract suite and
-#             upstream's tests (see table.py for what counts as failing)
+#   matrix    vanilla and patched x slab, slub, slob: every patched row
+#             (contract suite, upstream's tests) and every cell must pass
+#   baseline  vanilla still fails exactly where baseline-vanilla.txt says
+#   bisect    make bisect finds a planted bad patch (bisect-selftest.sh)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 PASSED=0
 FAILED=0
+SKIPPED=0
 
-# tally PASS FAIL STAGE
+# tally PASS FAIL STAGE [SKIP]
 tally() {
 	PASSED=$((PASSED + $1))
 	FAILED=$((FAILED + $2))
-	log "$3: $1 passed, $2 failed"
+	SKIPPED=$((SKIPPED + ${4:-0}))
+	log "$3: $1 passed, $2 failed${4:+, $4 skipped}"
+}
+
+# tally_lines STAGE OUTPUT: count "ok"/"FAIL" lines of a checker's output.
+tally_lines() {
+	local p f
+	printf '%s\n' "$2" >&2
+	p=$(printf '%s\n' "$2" | grep -c '^ok ' || true)
+	f=$(printf '%s\n' "$2" | grep -c '^FAIL' || true)
+	[ "$p" -gt 0 ] || [ "$f" -gt 0 ] || f=1
+	tally "$p" "$f" "$1"
 }
 
 stage_selftest() {
@@ -24,9 +38,7 @@ stage_selftest() {
 	printf '%s\n' "$out" | grep -E ' \.\.\. ' >&2 || true
 	p=$(printf '%s\n' "$out" | grep -cE ' \.\.\. ok$' || true)
 	f=$(printf '%s\n' "$out" | grep -cE ' \.\.\. (FAIL|ERROR)$' || true)
-	if printf '%s\n' "$out" | grep -qE '^(Ran 0 tests|.*Error)'; then
-		f=$((f + 1))
-	fi
+	printf '%s\n' "$out" | grep -q '^OK' || f=$((f + 1))
 	tally "$p" "$f" "selftest"
 	if shellcheck "$ZSP_ROOT"/matrix/*.sh "$ZSP_ROOT"/matrix/guest-init "$ZSP_ROOT"/.ci/run >&2; then
 		tally 1 0 "shellcheck"
@@ -36,32 +48,37 @@ stage_selftest() {
 }
 
 stage_check() {
-	local out p f
-	out=$("$ZSP_ROOT/matrix/check.sh" 2>&1) || true
-	printf '%s\n' "$out" >&2
-	p=$(printf '%s\n' "$out" | grep -c '^ok ' || true)
-	f=$(printf '%s\n' "$out" | grep -c '^FAIL' || true)
-	tally "$p" "$f" "check"
+	tally_lines check "$("$ZSP_ROOT/matrix/check.sh" 2>&1 || true)"
 }
 
 stage_matrix() {
-	local run rc=0 p f
-	run="$ZSP_ROOT/results/test-$(date +%Y%m%d-%H%M%S)-$$"
-	"$ZSP_ROOT/matrix/run.sh" "$run" "$ZSP_TREES" "$ZSP_ALLOCATORS" >&2 || rc=$?
-	if [ ! -f "$run/results.json" ]; then
-		tally 0 1 "matrix (no results.json, run.sh exit $rc)"
+	local p f s
+	RUN_DIR="$ZSP_ROOT/results/test-$(date +%Y%m%d-%H%M%S)-$$"
+	"$ZSP_ROOT/matrix/run.sh" "$RUN_DIR" "$ZSP_TREES" "$ZSP_ALLOCATORS" >&2 || true
+	if [ ! -f "$RUN_DIR/results.json" ]; then
+		tally 0 1 "matrix (no results.json in $RUN_DIR)"
 		return
 	fi
-	f=$(python3 "$ZSP_ROOT/matrix/table.py" --count-failing "$run")
-	p=$(python3 "$ZSP_ROOT/matrix/table.py" --count-passing "$run")
-	tally "$p" "$f" "matrix ($run)"
+	read -r p f s < <(python3 "$ZSP_ROOT/matrix/table.py" --count "$RUN_DIR")
+	tally "$p" "$f" "matrix ($RUN_DIR)" "$s"
+}
+
+stage_baseline() {
+	[ -f "$RUN_DIR/results.json" ] || return 0
+	tally_lines baseline "$(python3 "$ZSP_ROOT/matrix/baseline.py" "$RUN_DIR" || true)"
+}
+
+stage_bisect() {
+	tally_lines bisect "$("$ZSP_ROOT/matrix/bisect-selftest.sh" || true)"
 }
 
 main() {
 	stage_selftest
 	stage_check
 	stage_matrix
-	echo "$PASSED passed, $FAILED failed"
+	stage_baseline
+	stage_bisect
+	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 	[ "$FAILED" -eq 0 ]
 }
 

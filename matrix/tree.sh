@@ -5,8 +5,9 @@
 # vanilla: the tarball, unpacked once.
 # patched: the tarball as a git repo (commit tagged zsp-base) with every
 # patch of patches/series applied by git am, one commit each. The series is
-# re-applied only when its content changes; reset --hard keeps the mtimes
-# of files no patch touches, so kbuild rebuilds only what changed.
+# re-applied only when its content changes, and then every file whose
+# content stayed the same keeps its mtime, so kbuild rebuilds only what the
+# edit changed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -57,25 +58,58 @@ series_hash() {
 	} | sha256sum | cut -d' ' -f1
 }
 
-# apply_series DIR [N]: git am the first N patches (all by default).
+# save_mtimes DIR REFDIR: remember the mtime of every file the applied
+# series changed (as the mtime of an empty file in REFDIR), and the commit.
+save_mtimes() {
+	local dest=$1 ref=$2 f i=0
+	git_tree "$dest" rev-parse HEAD >"$ref/head"
+	while read -r f; do
+		i=$((i + 1))
+		[ -e "$dest/$f" ] || continue
+		touch -r "$dest/$f" "$ref/$i"
+		printf '%s\t%s\n' "$i" "$f" >>"$ref/files"
+	done < <(git_tree "$dest" diff --name-only zsp-base HEAD)
+}
+
+# restore_mtimes DIR REFDIR: a file whose content the re-application did
+# not change gets its old mtime back, so kbuild rebuilds only what the
+# edited patches really changed.
+restore_mtimes() {
+	local dest=$1 ref=$2 old i f
+	old=$(cat "$ref/head")
+	[ -f "$ref/files" ] || return 0
+	while IFS=$'\t' read -r i f; do
+		[ -e "$dest/$f" ] || continue
+		if [ "$(git_tree "$dest" rev-parse -q --verify "$old:$f" 2>/dev/null)" = \
+			"$(git_tree "$dest" rev-parse -q --verify "HEAD:$f" 2>/dev/null)" ]; then
+			touch -r "$ref/$i" "$dest/$f"
+		fi
+	done <"$ref/files"
+}
+
+# apply_series DIR: git am every patch of the series onto zsp-base, one
+# commit each, unless this exact series is applied already.
 apply_series() {
-	local dest=$1 limit=${2:-} hash stamp patch n=0 out
-	hash="$(series_hash)-${limit:-all}"
+	local dest=$1 hash stamp patch n=0 out ref file
+	hash=$(series_hash)
 	stamp="$dest/.git/zsp-series"
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] && return
 	rm -f "$stamp"
+	ref=$(mktemp -d)
 	git_tree "$dest" am --abort >/dev/null 2>&1 || true
+	save_mtimes "$dest" "$ref"
 	git_tree "$dest" reset -q --hard zsp-base
 	while read -r patch; do
-		[ -n "$limit" ] && [ "$n" -ge "$limit" ] && break
 		n=$((n + 1))
 		if ! out=$(git_tree "$dest" am -q "$patch" 2>&1); then
 			git_tree "$dest" am --abort >/dev/null 2>&1 || true
-			local file
+			rm -rf "$ref"
 			file=$(printf '%s\n' "$out" | sed -n 's/^error: patch failed: \([^:]*\):.*/\1/p;s/^error: \([^:]*\): does not exist.*/\1/p' | head -1)
 			die "patch ${patch#"$ZSP_ROOT"/} does not apply to ${file:-the tree} ($(printf '%s\n' "$out" | grep -m1 '^error' || true))"
 		fi
 	done < <(series_files)
+	restore_mtimes "$dest" "$ref"
+	rm -rf "$ref"
 	log "applied $n patch(es) to $dest"
 	echo "$hash" >"$stamp"
 }
@@ -88,7 +122,7 @@ main() {
 	unpack "$dest"
 	if [ "$tree" = patched ]; then
 		make_git_base "$dest"
-		apply_series "$dest" "${ZSP_SERIES_LIMIT:-}"
+		apply_series "$dest"
 	fi
 	printf '%s\n' "$dest"
 }

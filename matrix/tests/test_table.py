@@ -33,22 +33,37 @@ class Z7Test(unittest.TestCase):
 
 class GateTest(unittest.TestCase):
 
-	def row(self, tree: str, suite: str, status: str) -> dict:
-		return {'tree': tree, 'suite': suite, 'status': status}
+	def row(self, tree: str, suite: str, status: str, case: str = 'c') -> dict:
+		return {'tree': tree, 'allocator': 'slob', 'suite': suite, 'case': case,
+			'status': status}
 
-	def test_vanilla_contract_failure_is_baseline(self) -> None:
-		self.assertFalse(table.counts_as_failure(self.row('vanilla', 'zero_size_free', 'crash')))
+	def test_vanilla_rows_are_baseline(self) -> None:
+		r = self.row('vanilla', 'zero_size_free', 'crash')
+		self.assertEqual(table.verdict(r, [r]), '')
 
 	def test_patched_contract_failure_counts(self) -> None:
 		for status in ('fail', 'crash', 'hang', 'error'):
-			self.assertTrue(table.counts_as_failure(self.row('patched', 'zero_size_free', status)))
+			r = self.row('patched', 'zero_size_free', status)
+			self.assertEqual(table.verdict(r, [r]), 'fail')
 
-	def test_upstream_failure_counts_on_vanilla(self) -> None:
-		self.assertTrue(table.counts_as_failure(self.row('vanilla', 'test_meminit', 'fail')))
+	def test_cell_error_counts_on_vanilla(self) -> None:
+		r = self.row('vanilla', 'cell', 'error')
+		self.assertEqual(table.verdict(r, [r]), 'fail')
 
-	def test_skip_is_not_a_pass_in_the_table(self) -> None:
-		text = table.table([{'tree': 'patched', 'allocator': 'slab',
-				     'suite': 'zero_size_free', 'case': 'x', 'status': 'skip'}])
+	def test_upstream_failure_known_on_vanilla(self) -> None:
+		v = self.row('vanilla', 'test_meminit', 'fail')
+		p = self.row('patched', 'test_meminit', 'fail')
+		self.assertEqual(table.verdict(p, [v, p]), 'known')
+
+	def test_upstream_regression_counts(self) -> None:
+		v = self.row('vanilla', 'test_meminit', 'pass')
+		p = self.row('patched', 'test_meminit', 'fail')
+		self.assertEqual(table.verdict(p, [v, p]), 'fail')
+
+	def test_skip_is_not_a_pass(self) -> None:
+		r = self.row('patched', 'zero_size_free', 'skip')
+		self.assertEqual(table.verdict(r, [r]), 'skip')
+		text = table.table([dict(r, allocator='slab', case='x')])
 		self.assertIn('SKIP', text)
 		self.assertNotIn('PASS ', text.splitlines()[2])
 

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""bench.py: the numbers of "make bench".
+
+  bench.py guest OUT TREE ALLOC OBJ   boot OBJ's kernel with zero_size_bench
+                                      and write OUT/guest-TREE-ALLOC.json
+  bench.py report OUT                 bench.json and bench.txt from the
+                                      pipeline timings and guest results
+
+Guests run under TCG, so absolute times mean little; the report gives
+ratios measured in one run: kmalloc(0)+kfree over kmalloc(8)+kfree per
+allocator, and kfree_bulk() patched over vanilla.
+"""
+
+import glob
+import json
+import os
+import re
+import sys
+from typing import Dict, List
+
+import boot
+import cell
+
+BENCH_LINE = re.compile(r'zsp-bench: (\w+) (\d+) (\d+) (\d+) (\w+)')
+TARGETS = {'zero_over_eight': 0.5, 'bulk_patched_over_vanilla': 1.02,
+	   'warm_rerun_s': 30, 'cold_matrix_s': 480}
+
+
+def guest(out: str, tree: str, alloc: str, obj: str) -> int:
+	stem = os.path.join(out, f'guest-{tree}-{alloc}')
+	cell.make_initrd(os.path.join(obj, 'zsp-initramfs.cpio'),
+			 os.path.join(obj, 'usr', 'gen_init_cpio'),
+			 ['zero_size_bench'], [], stem + '.cpio')
+	r = boot.boot(os.path.join(obj, 'arch/x86/boot/bzImage'), stem + '.cpio',
+		      stem + '.log', 600, 120)
+	os.unlink(stem + '.cpio')
+	res: Dict[str, dict] = {}
+	with open(stem + '.log', errors='replace') as f:
+		for m in BENCH_LINE.finditer(f.read()):
+			res[m.group(1)] = {'median': int(m.group(2)), 'min': int(m.group(3)),
+					   'max': int(m.group(4)), 'unit': m.group(5)}
+	with open(stem + '.json', 'w') as f:
+		json.dump({'tree': tree, 'allocator': alloc, 'outcome': r.outcome,
+			   'results': res}, f, indent=1)
+	print(f'    {tree}-{alloc}: {r.outcome}, {len(res)} measurements', file=sys.stderr)
+	return 0 if r.outcome == 'poweroff' and res else 1
+
+
+def stage_times(run: str) -> Dict[str, float]:
+	"""Seconds per pipeline stage, summed over the cells of a run."""
+	total: Dict[str, float] = {}
+	for path in glob.glob(os.path.join(run, '*', 'timings')):
+		with open(path) as f:
+			for line in f:
+				name, secs = line.split()
+				total[name] = round(total.get(name, 0.0) + float(secs), 2)
+	return total
+
+
+def report(out: str) -> int:
+	with open(os.path.join(out, 'pipeline.json')) as f:
+		pipe = json.load(f)
+	guests = {}
+	for path in glob.glob(os.path.join(out, 'guest-*.json')):
+		with open(path) as f:
+			g = json.load(f)
+		guests[(g['tree'], g['allocator'])] = g['results']
+	ratios: Dict[str, dict] = {}
+	for (tree, alloc), res in sorted(guests.items()):
+		z, e = res.get('kmalloc0_kfree'), res.get('kmalloc8_kfree')
+		if z and e and e['median']:
+			ratios[f'{tree}/{alloc} zero_over_eight'] = {
+				'value': round(z['median'] / e['median'], 3),
+				'target': TARGETS['zero_over_eight']}
+		b = res.get('zero_alloc_1e6_bytes')
+		if b:
+			ratios[f'{tree}/{alloc} zero_alloc_1e6_bytes'] = {
+				'value': b['max'], 'target': 0}
+	for alloc in ('slab', 'slub', 'slob'):
+		v = guests.get(('vanilla', alloc), {}).get('kfree_bulk_1000')
+		p = guests.get(('patched', alloc), {}).get('kfree_bulk_1000')
+		if v and p and v['median']:
+			ratios[f'{alloc} kfree_bulk patched_over_vanilla'] = {
+				'value': round(p['median'] / v['median'], 3),
+				'target': TARGETS['bulk_patched_over_vanilla'],
+				'spread': [v['min'], v['max'], p['min'], p['max']]}
+	data = {'pipeline': pipe, 'guest': {f'{t}/{a}': r for (t, a), r in guests.items()},
+		'ratios': ratios}
+	with open(os.path.join(out, 'bench.json'), 'w') as f:
+		json.dump(data, f, indent=1)
+	lines = ['pipeline (wall seconds)']
+	for k, v in pipe.items():
+		lines.append(f'  {k:<40} {v}')
+	lines.append('')
+	lines.append(f"{'guest (median [min..max])':<40} " +
+		     ' '.join(f'{t[:3]}/{a:<5}'.ljust(24) for t, a in sorted(guests)))
+	names = sorted({n for r in guests.values() for n in r})
+	for n in names:
+		row = f'  {n:<38} '
+		for key in sorted(guests):
+			m = guests[key].get(n)
+			cellv = f"{m['median']}[{m['min']}..{m['max']}]{m['unit']}" if m else '-'
+			row += cellv.ljust(24) + ' '
+		lines.append(row)
+	lines.append('')
+	lines.append('ratios (target)')
+	for k, v in ratios.items():
+		over = v['value'] > v['target']
+		lines.append(f"  {k:<44} {v['value']:<8} (target <= {v['target']})"
+			     + ('  OVER TARGET' if over else ''))
+	text = '\n'.join(lines)
+	with open(os.path.join(out, 'bench.txt'), 'w') as f:
+		f.write(text + '\n')
+	print(text)
+	return 0
+
+
+def main(argv: List[str]) -> int:
+	if argv[0] == 'guest':
+		return guest(*argv[1:5])
+	if argv[0] == 'stages':
+		print(json.dumps(stage_times(argv[1])))
+		return 0
+	return report(argv[1])
+
+
+if __name__ == '__main__':
+	sys.exit(main(sys.argv[1:]))
