@@ -13,13 +13,15 @@ MATRIX=$ZSP_ROOT/matrix
 # phase NAME CMD...: one step, with a progress line; its time goes to
 # DIR/timings ("name seconds") for make bench.
 phase() {
-	local name=$1 t0 err rc=0
+	local name=$1 t0 err rc
 	shift
 	t0=$(date +%s.%N)
 	log "$CELL: $name"
 	# Progress shows live; the step's own error line is kept for the one below.
-	"$@" 2> >(tee "$DIR/.stderr" | grep --line-buffered -v '^error:' >&2) >/dev/null || rc=$?
-	wait $! 2>/dev/null || true
+	set +e
+	"$@" 2>&1 >/dev/null | tee "$DIR/.stderr" | { grep --line-buffered -v '^error:' >&2; true; }
+	rc=${PIPESTATUS[0]}
+	set -e
 	if [ "$rc" -ne 0 ]; then
 		err=$(grep -m1 '^error:' "$DIR/.stderr" || tail -1 "$DIR/.stderr")
 		printf '%s\n' "${err#error: }" >"$DIR/error"

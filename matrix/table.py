@@ -57,12 +57,18 @@ def z7_rows(cells: List[dict]) -> List[dict]:
 					by_case.setdefault(r['case'], {})[c['allocator']] = r['status']
 		differ = sorted(case for case, st in by_case.items()
 				if len(st) != len(tcells) or len(set(st.values())) > 1)
+		empty = [c['allocator'] for c in tcells
+			 if not any(r['suite'].startswith(CONTRACT_PREFIX) for r in c['cases'])]
+		detail = ''
+		if empty:
+			detail = 'no contract results on: ' + ' '.join(empty)
+		elif differ:
+			detail = 'differ: ' + ' '.join(differ)
 		for c in tcells:
 			rows.append({'tree': tree, 'allocator': c['allocator'],
 				     'suite': Z7_ROW[0], 'case': Z7_ROW[1],
-				     'status': 'fail' if differ else 'pass',
-				     'detail': 'differ: ' + ' '.join(differ) if differ else '',
-				     'boot': 0})
+				     'status': 'fail' if detail else 'pass',
+				     'detail': detail, 'boot': 0})
 	return rows
 
 

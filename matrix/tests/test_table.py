@@ -27,6 +27,10 @@ class Z7Test(unittest.TestCase):
 		self.assertEqual({r['status'] for r in rows}, {'fail'})
 		self.assertIn('z2_kfree_bulk_mixed', rows[0]['detail'])
 
+	def test_no_results_is_no_pass(self) -> None:
+		cells = [cell('patched', a, {}) for a in table.ALLOCATORS]
+		self.assertEqual({r['status'] for r in table.z7_rows(cells)}, {'fail'})
+
 	def test_single_allocator_has_no_z7_row(self) -> None:
 		self.assertEqual(table.z7_rows([cell('patched', 'slub', {'a': 'pass'})]), [])
 
