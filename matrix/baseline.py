@@ -19,7 +19,10 @@ from typing import Dict, List, Tuple
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def load_baseline(path: str) -> Dict[Tuple[str, str], List[str]]:
+BASELINE = os.path.join(HERE, 'baseline-vanilla.txt')
+
+
+def load_baseline(path: str = BASELINE) -> Dict[Tuple[str, str], List[str]]:
 	want = {}
 	with open(path) as f:
 		for line in f:
@@ -32,8 +35,7 @@ def load_baseline(path: str) -> Dict[Tuple[str, str], List[str]]:
 
 def main(argv: List[str]) -> int:
 	run = argv[0]
-	want = load_baseline(argv[1] if len(argv) > 1 else
-			     os.path.join(HERE, 'baseline-vanilla.txt'))
+	want = load_baseline(argv[1] if len(argv) > 1 else BASELINE)
 	with open(os.path.join(run, 'results.json')) as f:
 		rows = [r for r in json.load(f) if r['tree'] == 'vanilla']
 	got = {(r['allocator'], r['case']): r['status'] for r in rows}
