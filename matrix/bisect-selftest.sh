@@ -32,7 +32,8 @@ expect() {
 }
 
 main() {
-	local tmp good
+	local good
+	# Global: the EXIT trap needs it after main returns.
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	good=$(plant_bad_patch "$tmp")

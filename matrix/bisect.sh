@@ -45,7 +45,7 @@ verdict() {
 
 main() {
 	RUN=$1 ALLOC=$2
-	local good=${3:-base} bad=${4:-} src gc bc rc tip first
+	local good=${3:-base} bad=${4:-} gc bc rc first
 	CASE=${5:-}
 	check_alloc "$ALLOC"
 	if [ -n "$CASE" ] && ! grep -q "KUNIT_CASE($CASE)" "$ZSP_ROOT/kunit/zero_size_test.c"; then
@@ -54,12 +54,13 @@ main() {
 	export ALLOC CASE RUN
 	mkdir -p "$RUN"
 	hold_lock src-patched
+	# Globals: the EXIT trap needs them after main returns.
 	src=$("$ZSP_ROOT/matrix/tree.sh" patched)
 	tip=$(git -C "$src" rev-parse HEAD)
 	[ -n "$bad" ] || bad=$tip
 	gc=$(resolve "$src" "$good")
 	bc=$(resolve "$src" "$bad")
-	trap 'git -C "$src" bisect reset -q >/dev/null 2>&1 || true; git -C "$src" checkout -q "$tip"' EXIT
+	trap 'back_to_series "$src"' EXIT
 	log "bisect $ALLOC${CASE:+ case $CASE}: checking GOOD=$good and BAD=$bad first"
 	rc=0; verdict "$src" "$gc" || rc=$?
 	[ "$rc" -eq 0 ] || die "GOOD=$good is not good on $ALLOC (step exit $rc); logs: $RUN"
@@ -69,8 +70,9 @@ main() {
 		return 0
 	fi
 	[ "$rc" -eq 1 ] || die "BAD=$bad cannot be tested on $ALLOC (step exit $rc); logs: $RUN"
-	git -C "$src" bisect start -q "$bc" "$gc" >/dev/null
-	git -C "$src" bisect run "$STEP" "$ALLOC" "$CASE" "$RUN" >"$RUN/bisect.log" 2>&1 ||
+	git -C "$src" bisect start "$bc" "$gc" >"$RUN/bisect.log" 2>&1 ||
+		die "git bisect start failed; log: $RUN/bisect.log"
+	git -C "$src" bisect run "$STEP" "$ALLOC" "$CASE" "$RUN" 2>&1 | tee -a "$RUN/bisect.log" >&2 ||
 		die "git bisect run failed; log: $RUN/bisect.log"
 	first=$(sed -n 's/^\([0-9a-f]\{40\}\) is the first bad commit$/\1/p' "$RUN/bisect.log")
 	[ -n "$first" ] || die "git bisect found no first bad commit; log: $RUN/bisect.log"

@@ -52,3 +52,11 @@ hold_lock() {
 	flock -n "$ZSP_LOCK_FD" ||
 		die "another run holds $lock; wait for it to finish"
 }
+
+# back_to_series SRC: after bisect or series-check moved the patched tree's
+# HEAD, check the applied series out again; if that is not possible, drop
+# the stamp so that the next run applies the series afresh.
+back_to_series() {
+	git -C "$1" bisect reset >/dev/null 2>&1 || true
+	git -C "$1" checkout -q zsp-series 2>/dev/null || rm -f "$1/.git/zsp-series"
+}

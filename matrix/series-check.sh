@@ -11,12 +11,12 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 main() {
-	local run=$1 src tip commit k=0 alloc
+	local run=$1 commit k=0 alloc
+	# src is global: the EXIT trap needs it after main returns.
 	mkdir -p "$run"
 	hold_lock src-patched
 	src=$("$ZSP_ROOT/matrix/tree.sh" patched)
-	tip=$(git -C "$src" rev-parse HEAD)
-	trap 'git -C "$src" checkout -q "$tip"' EXIT
+	trap 'back_to_series "$src"' EXIT
 	for commit in $(git -C "$src" rev-parse zsp-base) $(git -C "$src" rev-list --reverse zsp-base..HEAD); do
 		git -C "$src" checkout -q "$commit"
 		log "prefix $k: $(git -C "$src" log -1 --format=%s "$commit")"

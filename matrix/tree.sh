@@ -4,7 +4,8 @@
 #
 # vanilla: the tarball, unpacked once.
 # patched: the tarball as a git repo (commit tagged zsp-base) with every
-# patch of patches/series applied by git am, one commit each. The series is
+# patch of patches/series applied by git am, one commit each, on the
+# branch zsp-series. The series is
 # re-applied only when its content changes, and then every file whose
 # content stayed the same keeps its mtime, so kbuild rebuilds only what the
 # edit changed.
@@ -98,7 +99,8 @@ apply_series() {
 	ref=$(mktemp -d)
 	git_tree "$dest" am --abort >/dev/null 2>&1 || true
 	save_mtimes "$dest" "$ref"
-	git_tree "$dest" reset -q --hard zsp-base
+	git_tree "$dest" bisect reset >/dev/null 2>&1 || true
+	git_tree "$dest" checkout -q -f -B zsp-series zsp-base
 	while read -r patch; do
 		n=$((n + 1))
 		if ! out=$(git_tree "$dest" am -q "$patch" 2>&1); then
