@@ -179,6 +179,11 @@ class Cell:
 					    f'{r.outcome} before any case ran: {r.reason}', n)
 				break
 			modules = [m for m in modules if m not in self.modules_done]
+		if not self.suite_cases:
+			self.suite_of['zero_size_test'] = 'cell'
+			self.record('zero_size_test', 'error',
+				    'no result from the suite (KTAP missing or unreadable); '
+				    f'see {self.boots[-1]["log"]}', len(self.boots))
 		self.write()
 		return 0
 

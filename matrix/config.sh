@@ -25,7 +25,7 @@ verify_config() {
 		done <"$frag"
 	done
 	[ -z "$bad" ] ||
-		die "olddefconfig dropped or changed:$bad (check their dependencies in the fragments under configs/)"
+		die "olddefconfig dropped or changed:$bad (check their dependencies in $ZSP_CONFIGS)"
 }
 
 main() {
@@ -34,7 +34,7 @@ main() {
 	check_alloc "$alloc"
 	src=$(src_dir "$tree")
 	obj=$(obj_dir "$tree" "$alloc")
-	frags=("$ZSP_ROOT/configs/base.config" "$ZSP_ROOT/configs/$alloc.config")
+	frags=("$ZSP_CONFIGS/base.config" "$ZSP_CONFIGS/$alloc.config")
 	stamp="$obj/.zsp-config"
 	hash=$({
 		cat "${frags[@]}"

@@ -6,7 +6,7 @@ set -euo pipefail
 
 PACKAGES="linux-source-6.1 qemu-system-x86 gcc make busybox-static jq bc
 bison flex libelf-dev libssl-dev cpio ccache python3 xz-utils perl git
-util-linux shellcheck"
+util-linux shellcheck ${ZSP_EXTRA_PACKAGES:-}"
 
 missing_packages() {
 	local p

@@ -5,9 +5,10 @@ ZSP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ZSP_CACHE=${ZSP_CACHE:-$ZSP_ROOT/build}
 ZSP_TARBALL=${ZSP_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 ZSP_PATCHES=${ZSP_PATCHES:-$ZSP_ROOT/patches}
+ZSP_CONFIGS=${ZSP_CONFIGS:-$ZSP_ROOT/configs}
 ZSP_ALLOCATORS="slab slub slob"
 ZSP_TREES="vanilla patched"
-export ZSP_ROOT ZSP_CACHE ZSP_TARBALL ZSP_PATCHES
+export ZSP_ROOT ZSP_CACHE ZSP_TARBALL ZSP_PATCHES ZSP_CONFIGS
 
 # die MSG: the one-line error every script ends with on bad input.
 die() {
@@ -41,7 +42,8 @@ check_tree() {
 src_dir() { printf '%s/src/%s\n' "$ZSP_CACHE" "$1"; }
 # Inside the source tree, so that kbuild uses srctree=..: command lines
 # are then the same for vanilla and patched, and ccache serves both.
-obj_dir() { printf '%s/src/%s/o-%s\n' "$ZSP_CACHE" "$1" "$2"; }
+# ZSP_O_PREFIX lets the harness self-tests use scratch build dirs.
+obj_dir() { printf '%s/src/%s/%s%s\n' "$ZSP_CACHE" "$1" "${ZSP_O_PREFIX:-o-}" "$2"; }
 
 # hold_lock NAME: take an exclusive lock until ZSP_LOCK_FD is closed or the
 # process ends, or refuse: two runs on one tree would corrupt each other.

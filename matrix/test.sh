@@ -6,6 +6,10 @@
 #   matrix    vanilla and patched x slab, slub, slob: every patched row
 #             (contract suite, upstream's tests) and every cell must pass
 #   baseline  vanilla still fails exactly where baseline-vanilla.txt says
+#   faults    fault injection on the real scripts (tests/faults_*.py): bad
+#             input, a patch that does not apply, a dropped config option,
+#             a build failure, SIGTERM mid-build and mid-boot, two runs at
+#             once, broken KTAP
 #   bisect    make bisect finds a planted bad patch (bisect-selftest.sh)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -32,14 +36,20 @@ tally_lines() {
 	tally "$p" "$f" "$1"
 }
 
-stage_selftest() {
-	local out p f
-	out=$(cd "$ZSP_ROOT/matrix" && python3 -m unittest discover -s tests -t . -v 2>&1) || true
+# unittests STAGE PATTERN: run matrix/tests/PATTERN, count its verdicts.
+unittests() {
+	local out p f s
+	out=$(cd "$ZSP_ROOT/matrix" && python3 -m unittest discover -s tests -t . -p "$2" -v 2>&1) || true
 	printf '%s\n' "$out" | grep -E ' \.\.\. ' >&2 || true
 	p=$(printf '%s\n' "$out" | grep -cE ' \.\.\. ok$' || true)
 	f=$(printf '%s\n' "$out" | grep -cE ' \.\.\. (FAIL|ERROR)$' || true)
+	s=$(printf '%s\n' "$out" | grep -cE ' \.\.\. skipped' || true)
 	printf '%s\n' "$out" | grep -q '^OK' || f=$((f + 1))
-	tally "$p" "$f" "selftest"
+	tally "$p" "$f" "$1" "$s"
+}
+
+stage_selftest() {
+	unittests selftest 'test_*.py'
 	if shellcheck "$ZSP_ROOT"/matrix/*.sh "$ZSP_ROOT"/matrix/guest-init "$ZSP_ROOT"/.ci/run >&2; then
 		tally 1 0 "shellcheck"
 	else
@@ -68,6 +78,10 @@ stage_baseline() {
 	tally_lines baseline "$(python3 "$ZSP_ROOT/matrix/baseline.py" "$RUN_DIR" || true)"
 }
 
+stage_faults() {
+	unittests faults 'faults_*.py'
+}
+
 stage_bisect() {
 	tally_lines bisect "$("$ZSP_ROOT/matrix/bisect-selftest.sh" || true)"
 }
@@ -77,6 +91,7 @@ main() {
 	stage_check
 	stage_matrix
 	stage_baseline
+	stage_faults
 	stage_bisect
 	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
 	[ "$FAILED" -eq 0 ]

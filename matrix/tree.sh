@@ -88,6 +88,23 @@ restore_mtimes() {
 	done <"$ref/files"
 }
 
+# check_series DIR: apply every patch, in order, to a scratch index of
+# zsp-base (no file is touched), so that a patch that does not apply is
+# named with its file before the tree is changed at all.
+check_series() {
+	local dest=$1 idx patch out file
+	idx=$(mktemp)
+	GIT_INDEX_FILE=$idx git_tree "$dest" read-tree zsp-base
+	while read -r patch; do
+		if ! out=$(GIT_INDEX_FILE=$idx git_tree "$dest" apply --cached "$patch" 2>&1); then
+			rm -f "$idx"
+			file=$(printf '%s\n' "$out" | sed -n 's/^error: patch failed: \([^:]*\):.*/\1/p;s/^error: \([^:]*\): does not exist.*/\1/p' | head -1)
+			die "patch ${patch#"$ZSP_PATCHES"/} does not apply to ${file:-the tree}: $(printf '%s\n' "$out" | grep -m1 '^error' || printf '%s\n' "$out" | head -1)"
+		fi
+	done < <(series_files)
+	rm -f "$idx"
+}
+
 # apply_series DIR: git am every patch of the series onto zsp-base, one
 # commit each, unless this exact series is applied already.
 apply_series() {
@@ -95,6 +112,7 @@ apply_series() {
 	hash=$(series_hash)
 	stamp="$dest/.git/zsp-series"
 	[ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ] && return
+	check_series "$dest"
 	rm -f "$stamp"
 	ref=$(mktemp -d)
 	git_tree "$dest" am --abort >/dev/null 2>&1 || true
@@ -107,7 +125,7 @@ apply_series() {
 			git_tree "$dest" am --abort >/dev/null 2>&1 || true
 			rm -rf "$ref"
 			file=$(printf '%s\n' "$out" | sed -n 's/^error: patch failed: \([^:]*\):.*/\1/p;s/^error: \([^:]*\): does not exist.*/\1/p' | head -1)
-			die "patch ${patch#"$ZSP_ROOT"/} does not apply to ${file:-the tree} ($(printf '%s\n' "$out" | grep -m1 '^error' || true))"
+			die "patch ${patch#"$ZSP_PATCHES"/} does not apply to ${file:-the tree} ($(printf '%s\n' "$out" | grep -m1 '^error' || true))"
 		fi
 	done < <(series_files)
 	restore_mtimes "$dest" "$ref"
