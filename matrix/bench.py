@@ -81,8 +81,11 @@ def report(out: str) -> int:
 		v = guests.get(('vanilla', alloc), {}).get('kfree_bulk_1000')
 		p = guests.get(('patched', alloc), {}).get('kfree_bulk_1000')
 		if v and p and v['median']:
+			# TCG timing is noisy: the ratio of the fastest rounds is
+			# given beside the ratio of the medians.
 			ratios[f'{alloc} kfree_bulk patched_over_vanilla'] = {
 				'value': round(p['median'] / v['median'], 3),
+				'min_ratio': round(p['min'] / max(v['min'], 1), 3),
 				'target': TARGETS['bulk_patched_over_vanilla'],
 				'spread': [v['min'], v['max'], p['min'], p['max']]}
 	data = {'pipeline': pipe, 'guest': {f'{t}/{a}': r for (t, a), r in guests.items()},
@@ -107,7 +110,8 @@ def report(out: str) -> int:
 	lines.append('ratios (target)')
 	for k, v in ratios.items():
 		over = v['value'] > v['target']
-		lines.append(f"  {k:<44} {v['value']:<8} (target <= {v['target']})"
+		extra = f" (fastest rounds: {v['min_ratio']})" if 'min_ratio' in v else ''
+		lines.append(f"  {k:<44} {v['value']:<8} (target <= {v['target']}){extra}"
 			     + ('  OVER TARGET' if over else ''))
 	text = '\n'.join(lines)
 	with open(os.path.join(out, 'bench.txt'), 'w') as f:
