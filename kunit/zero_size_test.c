@@ -254,15 +254,26 @@ static void z2_kmem_cache_free(struct kunit *test)
 	KUNIT_SUCCEED(test);
 }
 
-/* Every third slot a sentinel, alternating NULL and ZERO_SIZE_PTR. */
-static void **mixed_array(struct kunit *test, size_t n)
+#define NR_MIXED	(NR_BIG + NR_BIG / 2)
+
+/*
+ * NR_MIXED slots: every third a sentinel, alternating NULL and
+ * ZERO_SIZE_PTR, the others real BIG objects from @s (kmalloc() if NULL).
+ */
+static void **mixed_array(struct kunit *test, struct kmem_cache *s)
 {
-	void **p = kunit_kcalloc(test, n, sizeof(*p), GFP_KERNEL);
+	void **p = kunit_kcalloc(test, NR_MIXED, sizeof(*p), GFP_KERNEL);
 	size_t i;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
-	for (i = 0; i < n; i += 3)
-		p[i] = (i / 3) % 2 ? ZERO_SIZE_PTR : NULL;
+	for (i = 0; i < NR_MIXED; i++) {
+		if (i % 3 == 0) {
+			p[i] = (i / 3) % 2 ? ZERO_SIZE_PTR : NULL;
+			continue;
+		}
+		p[i] = s ? kmem_cache_alloc(s, GFP_KERNEL) : kmalloc(BIG, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
+	}
 	return p;
 }
 
@@ -278,36 +289,22 @@ static void z2_kfree_bulk_sentinels(struct kunit *test)
 /* kfree_bulk() is kmem_cache_free_bulk() with a NULL cache. */
 static void z2_kfree_bulk_mixed(struct kunit *test)
 {
-	size_t n = NR_BIG + NR_BIG / 2, i;
-	void **p = mixed_array(test, n);
 	long before = zsp_slab_pages(), during;
+	void **p = mixed_array(test, NULL);
 
-	for (i = 0; i < n; i++) {
-		if (i % 3 == 0)
-			continue;
-		p[i] = kmalloc(BIG, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
-	}
 	during = zsp_slab_pages();
-	kfree_bulk(n, p);
+	kfree_bulk(NR_MIXED, p);
 	shrink_kmalloc_big();
 	expect_pages_back(test, before, during);
 }
 
 static void z2_kmem_cache_free_bulk_null_cache(struct kunit *test)
 {
-	size_t n = NR_BIG + NR_BIG / 2, i;
-	void **p = mixed_array(test, n);
 	long before = zsp_slab_pages(), during;
+	void **p = mixed_array(test, NULL);
 
-	for (i = 0; i < n; i++) {
-		if (i % 3 == 0)
-			continue;
-		p[i] = kmalloc(BIG, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
-	}
 	during = zsp_slab_pages();
-	kmem_cache_free_bulk(NULL, n, p);
+	kmem_cache_free_bulk(NULL, NR_MIXED, p);
 	shrink_kmalloc_big();
 	expect_pages_back(test, before, during);
 }
@@ -315,18 +312,11 @@ static void z2_kmem_cache_free_bulk_null_cache(struct kunit *test)
 static void z2_kmem_cache_free_bulk_mixed(struct kunit *test)
 {
 	struct kmem_cache *s = big_cache(test);
-	size_t n = NR_BIG + NR_BIG / 2, i;
-	void **p = mixed_array(test, n);
 	long before = zsp_slab_pages(), during;
+	void **p = mixed_array(test, s);
 
-	for (i = 0; i < n; i++) {
-		if (i % 3 == 0)
-			continue;
-		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
-		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
-	}
 	during = zsp_slab_pages();
-	kmem_cache_free_bulk(s, n, p);
+	kmem_cache_free_bulk(s, NR_MIXED, p);
 	kmem_cache_shrink(s);
 	expect_pages_back(test, before, during);
 	kmem_cache_destroy(s);
