@@ -17,6 +17,7 @@
 #include <linux/completion.h>
 #include <linux/delay.h>
 #include <linux/device.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -26,6 +27,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "zero_size_plan.h"
 #include "zsp_vmstat.h"
@@ -323,15 +325,44 @@ static void z2_kmem_cache_free_bulk_mixed(struct kunit *test)
 }
 
 /*
- * The RCU-deferred frees hand their batch to kfree_bulk() once a grace
- * period has passed and the batch timer (KFREE_DRAIN_JIFFIES, 5 s in 6.1)
- * fires; wait past both so that a bad pointer faults inside this case.
+ * The RCU-deferred frees hand their batch to kfree_bulk() after the CPU's
+ * batch monitor has run and a grace period has passed. The monitor waits
+ * KFREE_DRAIN_JIFFIES (5 s in 6.1) unless the CPU has a page of pointers
+ * queued, when it runs on the next tick. So a case queues its pointers and
+ * then a page worth of real objects from one CPU, and waits out each step:
+ * the monitor (system_wq), the grace period (rcu_barrier()), the batch
+ * work (system_wq again). A bad pointer then faults inside the case.
  */
+#define RCU_FILL	(PAGE_SIZE / sizeof(void *))
+
+static void fill_rcu_batch(struct kunit *test)
+{
+	struct zsp_rcu_obj *o;
+	size_t i;
+
+	for (i = 0; i < RCU_FILL; i++) {
+		o = kmalloc(sizeof(*o), GFP_KERNEL);
+		/* Not an assertion: that would end the case migrate-disabled. */
+		if (!o) {
+			KUNIT_FAIL(test, "kmalloc() failed filling the RCU batch");
+			return;
+		}
+		kfree_rcu(o, rcu);
+	}
+}
+
 static void wait_rcu_batches(void)
 {
+	/* The monitor's one-tick timer has fired once this returns. */
+	msleep(jiffies_to_msecs(2) + 20);
+	/*
+	 * flush_workqueue(system_wq) is refused at build time for drivers,
+	 * which can deadlock that way; this thread holds nothing a work
+	 * item could wait for.
+	 */
+	__flush_workqueue(system_wq);
 	rcu_barrier();
-	msleep(5 * MSEC_PER_SEC + 500);
-	rcu_barrier();
+	__flush_workqueue(system_wq);
 }
 
 static void z2_kvfree_rcu_headless(struct kunit *test)
@@ -340,11 +371,14 @@ static void z2_kvfree_rcu_headless(struct kunit *test)
 	void *real = kmalloc(64, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, real);
+	migrate_disable();
 	kvfree_rcu(p);
 	kvfree_rcu(q);
 	kvfree_rcu(real);
 	p = kvmalloc(runtime_zero(), GFP_KERNEL);
 	kvfree_rcu(p);
+	fill_rcu_batch(test);
+	migrate_enable();
 	wait_rcu_batches();
 	KUNIT_SUCCEED(test);
 }
@@ -355,9 +389,12 @@ static void z2_kfree_rcu_rcu_head(struct kunit *test)
 	struct zsp_rcu_obj *real = kmalloc(sizeof(*real), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, real);
+	migrate_disable();
 	kfree_rcu(p, rcu);
 	kfree_rcu(q, rcu);
 	kfree_rcu(real, rcu);
+	fill_rcu_batch(test);
+	migrate_enable();
 	wait_rcu_batches();
 	KUNIT_SUCCEED(test);
 }
@@ -508,6 +545,22 @@ static int fault_thread(void *arg)
 }
 
 /*
+ * Returns whether the thread got past its access. A thread that faulted
+ * never completes; it is done once the oops has it exiting. Polling for
+ * that, rather than sleeping out a fixed timeout, keeps this case short.
+ */
+static bool wait_fault_thread(struct task_struct *t, struct completion *survived)
+{
+	unsigned long deadline = jiffies + 3 * HZ;
+
+	while (!completion_done(survived) && !(READ_ONCE(t->flags) & PF_EXITING) &&
+	       time_before(jiffies, deadline))
+		msleep(20);
+	/* A thread that survived completes before it exits: no false oops. */
+	return completion_done(survived);
+}
+
+/*
  * The access runs in a thread of its own: the oops kills that thread and
  * the guest lives on. The harness also checks that the oops names 0x10.
  */
@@ -523,7 +576,7 @@ static void expect_fault(struct kunit *test, bool write)
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
 	get_task_struct(t);
 	wake_up_process(t);
-	survived = wait_for_completion_timeout(&job.survived, 3 * HZ);
+	survived = wait_fault_thread(t, &job.survived);
 	KUNIT_EXPECT_FALSE_MSG(test, survived, "access through ZERO_SIZE_PTR did not fault");
 	KUNIT_EXPECT_TRUE(test, t->flags & PF_EXITING);
 	KUNIT_EXPECT_TRUE(test, test_taint(TAINT_DIE));
