@@ -10,7 +10,9 @@
 #   module     matrix/module.sh     kunit/zero_size_test.ko, out of tree (M=)
 #   initramfs  matrix/initramfs.sh  busybox-static + matrix/guest-init + modules
 #   boot       matrix/cell.py       QEMU (-smp 2, -nic none, timeouts) via boot.py;
-#                                   boots again after a crashing or hanging case
+#                                   boots again after a crashing or hanging case;
+#                                   reuses an earlier cell's results when kernel,
+#                                   initramfs and harness hash the same (reuse.py)
 #   parse      matrix/console.py    console -> per-module KTAP -> the tree's kunit.py parse
 #   table      matrix/table.py      results/RUN/{table.txt,results.json}
 #
@@ -31,6 +33,10 @@ TREE ?= both
 export ZSP_CACHE := $(abspath $(CACHE))
 ifneq ($(PATCHES),)
 export ZSP_PATCHES := $(abspath $(PATCHES))
+endif
+# FRESH=1: run kbuild and boot every cell even when no input changed.
+ifneq ($(FRESH),)
+export ZSP_FRESH := 1
 endif
 
 ALLOCATORS := slab slub slob
@@ -72,6 +78,7 @@ help:
 	@echo 'make clean               remove build dirs (keeps the unpacked trees, ccache, results)'
 	@echo 'make distclean           remove the whole cache ($(CACHE)); results stay'
 	@echo 'Variables: ALLOC=$(ALLOCATORS)|all  TREE=vanilla|patched|both  CACHE=$(CACHE)'
+	@echo '           FRESH=1 rebuilds and boots cells whose inputs did not change'
 	@echo 'Results: $(RESULTS)/<run>/ (table.txt, results.json, per-cell logs), never overwritten'
 
 deps:

@@ -22,6 +22,7 @@ from typing import Dict, List, Optional
 
 import boot
 import console
+import reuse
 
 SUITE_MODULE = 'zero_size_test'
 
@@ -154,6 +155,22 @@ class Cell:
 
 	def run(self) -> int:
 		a = self.args
+		k = reuse.key(a.kernel, a.initrd, a.kunit_tool, a.modules,
+			      a.timeout, a.silence) if a.store else ''
+		earlier = reuse.lookup(a.store, k) if k and not a.fresh else None
+		if earlier:
+			print(f'    reused: every input as in {earlier} (FRESH=1 boots again)',
+			      file=sys.stderr, flush=True)
+			self.dump(reuse.copy(earlier, a.out))
+			return 0
+		self.boot_all()
+		cell = self.write()
+		if k and reuse.storable(cell):
+			reuse.save(a.store, k, a.out)
+		return 0
+
+	def boot_all(self) -> None:
+		a = self.args
 		modules = a.modules.split()
 		for n in range(1, a.max_boots + 1):
 			skip = sorted(self.suite_cases)
@@ -184,19 +201,21 @@ class Cell:
 			self.record('zero_size_test', 'error',
 				    'no result from the suite (KTAP missing or unreadable); '
 				    f'see {self.boots[-1]["log"]}', len(self.boots))
-		self.write()
-		return 0
 
-	def write(self) -> None:
+	def write(self) -> dict:
 		# A case that crashed in its first boot is named by a later one.
 		for r in self.results.values():
 			r.suite = self.suite_of.get(r.case, r.suite)
 		out = {'tree': self.args.tree, 'allocator': self.args.alloc,
 		       'boots': self.boots,
 		       'cases': [asdict(r) for r in self.results.values()]}
+		self.dump(out)
+		return out
+
+	def dump(self, cell: dict) -> None:
 		path = os.path.join(self.args.out, 'cell.json')
 		with open(path + '.tmp', 'w') as f:
-			json.dump(out, f, indent=1)
+			json.dump(cell, f, indent=1)
 		os.replace(path + '.tmp', path)
 
 
@@ -213,6 +232,10 @@ def main(argv: List[str]) -> int:
 	p.add_argument('--timeout', type=float, default=300)
 	p.add_argument('--silence', type=float, default=30)
 	p.add_argument('--max-boots', type=int, default=40)
+	p.add_argument('--store', default='',
+		       help='results of earlier cells by input hash (reuse.py)')
+	p.add_argument('--fresh', action='store_true',
+		       help='boot even when an earlier cell had the same inputs')
 	args = p.parse_args(argv)
 	# SIGTERM unwinds through boot(), which kills QEMU on the way out.
 	signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

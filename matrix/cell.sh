@@ -60,6 +60,7 @@ main() {
 		--kunit-tool "$src/tools/testing/kunit/kunit.py" \
 		--modules "$modules" \
 		--timeout "${ZSP_TIMEOUT:-300}" --silence "${ZSP_SILENCE:-30}" \
+		--store "$ZSP_CACHE/cell-results" ${ZSP_FRESH:+--fresh} \
 		--out "$DIR"
 }
 

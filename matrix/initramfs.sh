@@ -40,7 +40,9 @@ main() {
 	mod="$ZSP_CACHE/mod/$tree-$alloc"
 	[ -x "$BUSYBOX" ] || die "$BUSYBOX is missing; install it: apt-get install busybox-static"
 	cpio_spec "$obj" "$mod" >"$out.spec"
-	"$obj/usr/gen_init_cpio" "$out.spec" >"$out.tmp"
+	# -t: fixed times for the dirs, so that unchanged inputs give the same
+	# archive (reuse.py hashes it).
+	"$obj/usr/gen_init_cpio" -t 0 "$out.spec" >"$out.tmp"
 	mv "$out.tmp" "$out"
 }
 

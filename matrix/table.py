@@ -162,7 +162,8 @@ def main(argv: List[str]) -> int:
 		return 0
 	run = argv[0]
 	run_id = os.path.basename(os.path.normpath(run))
-	rows = flatten(run_id, load_cells(run))
+	cells = load_cells(run)
+	rows = flatten(run_id, cells)
 	tmp = os.path.join(run, 'results.json.tmp')
 	with open(tmp, 'w') as f:
 		json.dump(rows, f, indent=1)
@@ -170,6 +171,11 @@ def main(argv: List[str]) -> int:
 	text = table(rows)
 	if any(r['tree'] == 'patched' for r in rows):
 		text += '\n(patched = vanilla + patches/series)'
+	reused = [f"{c['tree']}-{c['allocator']} from {c['reused_from']}"
+		  for c in cells if c.get('reused_from')]
+	if reused:
+		text += ('\n(not booted again, every input unchanged; FRESH=1 boots: '
+			 + ', '.join(reused) + ')')
 	why = details(rows)
 	if why:
 		text += '\n\nNot passing:\n' + why

@@ -14,6 +14,9 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+# Tests run: no cell results reused from earlier runs (reuse.py).
+export ZSP_FRESH=1
+
 PASSED=0
 FAILED=0
 SKIPPED=0

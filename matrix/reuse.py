@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0
+"""reuse.py: the results of a cell whose every input is unchanged.
+
+What a cell's boots report is a function of the kernel image, the
+initramfs (test modules, busybox, /init), the module list, the time
+limits and the harness code that reads the console. When all of those hash
+as in an earlier run, that run's results are copied instead of booting
+again, as "bazel test" reports a cached test result. FRESH=1 (ZSP_FRESH)
+boots regardless; "make test" always does.
+
+Only verdicts that do not depend on the host are stored: never a cell with
+a total timeout, a silent guest or a QEMU error, nor one with an error row.
+"""
+
+import glob
+import hashlib
+import json
+import os
+import shutil
+from typing import List, Optional
+
+HARNESS = ('boot.py', 'cell.py', 'console.py', 'reuse.py')
+# Boot outcomes that may come from a loaded host rather than the kernel.
+HOST_DEPENDENT = ('timeout', 'qemu-error')
+SILENCE_REASON = 'no console output'
+
+
+def _feed(h: 'hashlib._Hash', path: str) -> None:
+	h.update(path.encode() + b'\0')
+	with open(path, 'rb') as f:
+		for block in iter(lambda: f.read(1 << 20), b''):
+			h.update(block)
+
+
+def key(kernel: str, initrd: str, kunit_tool: str, modules: str,
+	timeout: float, silence: float) -> str:
+	h = hashlib.sha256()
+	h.update(f'{modules}\0{timeout}\0{silence}\0'.encode())
+	for path in (kernel, initrd):
+		_feed(h, path)
+	here = os.path.dirname(os.path.abspath(__file__))
+	harness = [os.path.join(here, n) for n in HARNESS]
+	harness += sorted(glob.glob(os.path.join(os.path.dirname(kunit_tool), '*.py')))
+	for path in harness:
+		_feed(h, path)
+	return h.hexdigest()
+
+
+def storable(cell: dict) -> bool:
+	for b in cell['boots']:
+		if b['outcome'] in HOST_DEPENDENT:
+			return False
+		if b['outcome'] == 'hang' and b['reason'].startswith(SILENCE_REASON):
+			return False
+	return all(c['status'] != 'error' for c in cell['cases'])
+
+
+def _entry(store: str, k: str) -> str:
+	return os.path.join(store, k[:2], k)
+
+
+def lookup(store: str, k: str) -> Optional[str]:
+	"""The dir of an earlier cell with these inputs, if it is still there."""
+	try:
+		with open(_entry(store, k)) as f:
+			earlier = f.read().strip()
+	except OSError:
+		return None
+	return earlier if os.path.exists(os.path.join(earlier, 'cell.json')) else None
+
+
+def save(store: str, k: str, out: str) -> None:
+	path = _entry(store, k)
+	os.makedirs(os.path.dirname(path), exist_ok=True)
+	with open(path + '.tmp', 'w') as f:
+		f.write(os.path.abspath(out) + '\n')
+	os.replace(path + '.tmp', path)
+
+
+def copy(earlier: str, out: str) -> dict:
+	"""Copies the earlier cell's boot logs and results into out: every run
+	dir stays complete on its own. Returns the cell, marked as reused."""
+	copied: List[str] = []
+	for path in sorted(glob.glob(os.path.join(earlier, 'boot-*'))):
+		if not path.endswith('.cpio'):
+			shutil.copy2(path, out)
+			copied.append(os.path.basename(path))
+	with open(os.path.join(earlier, 'cell.json')) as f:
+		cell = json.load(f)
+	for b in cell['boots']:
+		b['log'] = os.path.join(out, os.path.basename(b['log']))
+	cell['reused_from'] = cell.get('reused_from', os.path.abspath(earlier))
+	return cell

@@ -1,0 +1,87 @@
+# SPDX-License-Identifier: GPL-2.0
+"""reuse.py: which inputs key a cell's results, and which results are kept."""
+
+import json
+import os
+import tempfile
+import unittest
+
+import reuse
+
+
+def boot(outcome: str, reason: str = '') -> dict:
+	return {'boot': 1, 'log': '/old/boot-1.log', 'outcome': outcome,
+		'reason': reason, 'seconds': 1.0}
+
+
+def case(status: str) -> dict:
+	return {'suite': 's', 'case': 'c', 'status': status, 'detail': '', 'boot': 1}
+
+
+class KeyTest(unittest.TestCase):
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.TemporaryDirectory()
+		d = self.tmp.name
+		self.kernel, self.initrd = os.path.join(d, 'bzImage'), os.path.join(d, 'cpio')
+		self.tool = os.path.join(d, 'kunit', 'kunit.py')
+		os.makedirs(os.path.dirname(self.tool))
+		for path in (self.kernel, self.initrd, self.tool):
+			with open(path, 'w') as f:
+				f.write('v1')
+
+	def tearDown(self) -> None:
+		self.tmp.cleanup()
+
+	def key(self, modules: str = 'zero_size_test', timeout: float = 300) -> str:
+		return reuse.key(self.kernel, self.initrd, self.tool, modules, timeout, 30)
+
+	def test_same_inputs_same_key(self) -> None:
+		self.assertEqual(self.key(), self.key())
+
+	def test_every_input_counts(self) -> None:
+		before = self.key()
+		self.assertNotEqual(self.key(modules='test_meminit zero_size_test'), before)
+		self.assertNotEqual(self.key(timeout=10), before)
+		for path in (self.kernel, self.initrd, self.tool):
+			with open(path, 'w') as f:
+				f.write('v2')
+			self.assertNotEqual(self.key(), before, path)
+			before = self.key()
+
+
+class StoreTest(unittest.TestCase):
+
+	def test_host_dependent_outcomes_are_not_kept(self) -> None:
+		ok = {'boots': [boot('poweroff')], 'cases': [case('pass')]}
+		self.assertTrue(reuse.storable(ok))
+		self.assertTrue(reuse.storable({'boots': [boot('crash'), boot('poweroff')],
+						'cases': [case('crash')]}))
+		self.assertTrue(reuse.storable({'boots': [boot('hang', 'watchdog: BUG: soft lockup')],
+						'cases': [case('hang')]}))
+		for b in (boot('timeout'), boot('qemu-error'), boot('hang', 'no console output for 30 s')):
+			self.assertFalse(reuse.storable({'boots': [b], 'cases': [case('pass')]}), b)
+		self.assertFalse(reuse.storable({'boots': [boot('poweroff')], 'cases': [case('error')]}))
+
+	def test_lookup_copy(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			store, old, new = (os.path.join(d, n) for n in ('store', 'old', 'new'))
+			os.makedirs(old)
+			os.makedirs(new)
+			self.assertIsNone(reuse.lookup(store, 'ab' * 32))
+			reuse.save(store, 'ab' * 32, old)
+			# An entry whose run dir is gone is no entry.
+			self.assertIsNone(reuse.lookup(store, 'ab' * 32))
+			with open(os.path.join(old, 'cell.json'), 'w') as f:
+				json.dump({'boots': [boot('poweroff')], 'cases': [case('pass')]}, f)
+			with open(os.path.join(old, 'boot-1.log'), 'w') as f:
+				f.write('console\n')
+			self.assertEqual(reuse.lookup(store, 'ab' * 32), old)
+			cell = reuse.copy(old, new)
+			self.assertEqual(cell['reused_from'], old)
+			self.assertEqual(cell['boots'][0]['log'], os.path.join(new, 'boot-1.log'))
+			self.assertTrue(os.path.exists(os.path.join(new, 'boot-1.log')))
+
+
+if __name__ == '__main__':
+	unittest.main()
