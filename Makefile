@@ -74,7 +74,8 @@ help:
 	@echo 'make bisect ALLOC=slob [GOOD=patch|base|commit] [BAD=...] [CASE=name] [PATCHES=dir]'
 	@echo '                         first patch that breaks one allocator'
 	@echo 'make series-check        every prefix of the series x every allocator'
-	@echo 'make bench               pipeline and in-guest benchmarks (JSON + table)'
+	@echo 'make bench [COLD=1]      pipeline, kunit.py peer and in-guest benchmarks (JSON + table);'
+	@echo '                         COLD=1 adds a whole matrix in an empty scratch cache (~30 min)'
 	@echo 'make clean               remove build dirs (keeps the unpacked trees, ccache, results)'
 	@echo 'make distclean           remove the whole cache ($(CACHE)); results stay'
 	@echo 'Variables: ALLOC=$(ALLOCATORS)|all  TREE=vanilla|patched|both  CACHE=$(CACHE)'
@@ -113,4 +114,4 @@ distclean:
 	rm -rf $(CACHE)
 
 bench: deps
-	@matrix/bench.sh $(RESULTS)/bench-$(RUN_ID)
+	@$(if $(COLD),ZSP_BENCH_COLD=1) matrix/bench.sh $(RESULTS)/bench-$(RUN_ID)

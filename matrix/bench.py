@@ -4,8 +4,10 @@
 
   bench.py guest OUT TREE ALLOC OBJ   boot OBJ's kernel with zero_size_bench
                                       and write OUT/guest-TREE-ALLOC.json
+  bench.py peer OUT ALLOC             OUT/peer.json from peer.sh's runs
+  bench.py stages RUN                 seconds per stage, summed over cells
   bench.py report OUT                 bench.json and bench.txt from the
-                                      pipeline timings and guest results
+                                      pipeline, peer and guest results
 
 Guests run under TCG, so absolute times mean little; the report gives
 ratios measured in one run: kmalloc(0)+kfree over kmalloc(8)+kfree per
@@ -47,10 +49,72 @@ def guest(out: str, tree: str, alloc: str, obj: str) -> int:
 	return 0 if r.outcome == 'poweroff' and res else 1
 
 
+def kunit_statuses(path: str) -> Dict[str, str]:
+	"""suite.case -> status, from a kunit.py --json file."""
+	statuses: Dict[str, str] = {}
+
+	def walk(group: dict) -> None:
+		for sub in group.get('sub_groups', []):
+			walk(sub)
+		for case in group.get('test_cases', []):
+			statuses[f"{group['name']}.{case['name']}"] = case['status']
+	try:
+		with open(path) as f:
+			walk(json.load(f))
+	except (OSError, ValueError):
+		pass
+	return statuses
+
+
+def peer(out: str, alloc: str) -> int:
+	"""peer.json from peer.sh's timings and kunit.py's verdicts."""
+	runs = {}
+	with open(os.path.join(out, 'peer-times')) as f:
+		for line in f:
+			name, secs, rc = line.split()
+			runs[name] = {'seconds': float(secs), 'rc': int(rc)}
+	statuses = kunit_statuses(os.path.join(out, 'again.json'))
+	counts: Dict[str, int] = {}
+	for st in statuses.values():
+		counts[st] = counts.get(st, 0) + 1
+	data = {'allocator': alloc, 'runs': runs, 'counts': counts, 'cases': statuses}
+	with open(os.path.join(out, 'peer.json'), 'w') as f:
+		json.dump(data, f, indent=1)
+	print(f'    peer kunit.py ({alloc}): first {runs["first"]["seconds"]} s, '
+	      f'again {runs["again"]["seconds"]} s, {counts}', file=sys.stderr)
+	return 0 if statuses else 1
+
+
+def peer_summary(out: str) -> dict:
+	"""kunit.py's runs beside the FRESH=1 cell: times, ratio, verdicts."""
+	try:
+		with open(os.path.join(out, 'peer', 'peer.json')) as f:
+			p = json.load(f)
+		with open(os.path.join(out, 'peer', 'cell.json')) as f:
+			cell_s = json.load(f)['peer_cell_s']
+		with open(os.path.join(out, 'peer', 'cell', 'cell.json')) as f:
+			cell_cases = json.load(f)['cases']
+	except (OSError, ValueError, KeyError):
+		return {}
+	ours = {f"{c['suite']}.{c['case']}": c['status'] for c in cell_cases
+		if c['suite'].startswith('zero_size')}
+	theirs = p['cases']
+	both = sorted(set(ours) & set(theirs))
+	differ = [n for n in both if ours[n] != theirs[n].lower()]
+	again = p['runs']['again']['seconds']
+	return {'allocator': p['allocator'],
+		'kunit_py_first_s': p['runs']['first']['seconds'],
+		'kunit_py_rerun_s': again, 'cell_fresh_s': round(cell_s, 2),
+		'cell_over_kunit_py': round(cell_s / again, 3) if again else None,
+		'counts': p['counts'], 'compared': len(both),
+		'agree': len(both) - len(differ), 'differ': differ}
+
+
 def stage_times(run: str) -> Dict[str, float]:
 	"""Seconds per pipeline stage, summed over the cells of a run."""
 	total: Dict[str, float] = {}
-	for path in glob.glob(os.path.join(run, '*', 'timings')):
+	for path in (glob.glob(os.path.join(run, '*', 'timings')) +
+		     glob.glob(os.path.join(run, 'tree-*.timings'))):
 		with open(path) as f:
 			for line in f:
 				name, secs = line.split()
@@ -88,14 +152,32 @@ def report(out: str) -> int:
 				'min_ratio': round(p['min'] / max(v['min'], 1), 3),
 				'target': TARGETS['bulk_patched_over_vanilla'],
 				'spread': [v['min'], v['max'], p['min'], p['max']]}
+	peer_data = peer_summary(out)
+	if peer_data.get('cell_over_kunit_py'):
+		ratios['slub cell FRESH=1 over kunit.py rerun'] = {
+			'value': peer_data['cell_over_kunit_py'], 'target': 1.0}
 	data = {'pipeline': pipe, 'guest': {f'{t}/{a}': r for (t, a), r in guests.items()},
-		'ratios': ratios}
+		'peer': peer_data, 'ratios': ratios}
 	with open(os.path.join(out, 'bench.json'), 'w') as f:
 		json.dump(data, f, indent=1)
 	lines = ['pipeline (wall seconds)']
 	for k, v in pipe.items():
-		lines.append(f'  {k:<40} {v}')
+		if isinstance(v, dict):
+			v = '  '.join(f'{n} {t:.1f}' for n, t in v.items())
+		elif isinstance(v, float):
+			v = f'{v:.1f}'
+		lines.append(f'  {k:<34} {v}')
 	lines.append('')
+	if peer_data:
+		lines.append(f"peer ({peer_data['allocator']}): kunit.py run --arch=x86_64, suite built in")
+		for k in ('kunit_py_first_s', 'kunit_py_rerun_s', 'cell_fresh_s',
+			  'cell_over_kunit_py'):
+			lines.append(f'  {k:<34} {peer_data.get(k)}')
+		lines.append(f"  {'kunit.py verdicts':<34} {peer_data['counts']}")
+		lines.append(f"  {'same verdict as the cell':<34} {peer_data['agree']} of "
+			     f"{peer_data['compared']} zero_size cases"
+			     + (f"; differ: {', '.join(peer_data['differ'])}" if peer_data['differ'] else ''))
+		lines.append('')
 	lines.append(f"{'guest (median [min..max])':<40} " +
 		     ' '.join(f'{t[:3]}/{a:<5}'.ljust(24) for t, a in sorted(guests)))
 	names = sorted({n for r in guests.values() for n in r})
@@ -123,6 +205,8 @@ def report(out: str) -> int:
 def main(argv: List[str]) -> int:
 	if argv[0] == 'guest':
 		return guest(*argv[1:5])
+	if argv[0] == 'peer':
+		return peer(argv[1], argv[2])
 	if argv[0] == 'stages':
 		print(json.dumps(stage_times(argv[1])))
 		return 0

@@ -1,24 +1,46 @@
 #!/usr/bin/env bash
 # bench.sh OUT: the measurements of "make bench", into OUT/bench.{json,txt}.
-#   pipeline  a rerun of the whole matrix with nothing changed (stage by
-#             stage, from each cell's timings), then a rerun of the patched
-#             cells after an edit of one allocator patch (SLUB's)
+#   pipeline  (COLD=1: a whole matrix in an empty scratch cache, no ccache);
+#             a rerun of the matrix with nothing changed, as users get it
+#             (unchanged cells reused) and with FRESH=1 (kbuild and every
+#             boot); a rerun of the patched cells after an edit of one
+#             allocator patch (SLUB's); stage by stage from the timings
+#   peer      the suite built in and run by the tree's own kunit.py
+#             (peer.sh), beside a FRESH=1 patched-slub cell
 #   guest     zero_size_bench.ko in every cell: kmalloc(0)+kfree against
 #             kmalloc(8)+kfree, kfree_bulk() of 1000 objects, slab bytes
 #             held by 10^6 live zero-size allocations
-# The cold matrix time is that of a first "make matrix" on an empty cache
-# (ZSP_COLD_S, if measured; see README), not re-measured here: it costs
-# half an hour of both cores.
+# Every run's logs stay under OUT.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-# timed NAME CMD...: wall seconds of CMD into the pipeline record.
+# timed NAME CMD...: wall seconds of CMD into the pipeline record, its
+# output into OUT/NAME.log.
 timed() {
 	local name=$1 t0
 	shift
 	t0=$(date +%s.%N)
-	"$@" >/dev/null || true
+	"$@" >"$OUT/$name.log" 2>&1 || true
 	PIPE="$PIPE, \"$name\": $(echo "$(date +%s.%N) - $t0" | bc)"
+}
+
+# stages NAME RUN: the per-stage seconds of RUN into the pipeline record.
+stages() {
+	PIPE="$PIPE, \"$1\": $(python3 "$ZSP_ROOT/matrix/bench.py" stages "$2")"
+}
+
+matrix_run() {
+	"$ZSP_ROOT/matrix/run.sh" "$1" "$ZSP_TREES" "$ZSP_ALLOCATORS"
+}
+
+# cold_matrix: a whole matrix from the tarball, in a scratch cache with
+# an empty ccache; removed afterwards (some GB).
+cold_matrix() {
+	local cache=$OUT/cold-cache
+	log "bench: cold matrix in $cache (about half an hour on 2 cores)"
+	ZSP_CACHE=$cache CCACHE_DIR=$cache/ccache timed cold_matrix_s matrix_run "$OUT/cold"
+	stages cold_matrix_stages_s "$OUT/cold"
+	rm -rf "$cache"
 }
 
 edit_slub_patch() {
@@ -31,32 +53,41 @@ edit_slub_patch() {
 }
 
 main() {
-	local out=$1 tmp tree alloc stages
-	mkdir -p "$out"
-	PIPE="\"cold_matrix_s\": ${ZSP_COLD_S:-null}"
-	log "bench: warm rerun of the matrix, nothing changed"
-	"$ZSP_ROOT/matrix/run.sh" "$out/warm-prime" "$ZSP_TREES" "$ZSP_ALLOCATORS" >/dev/null 2>&1 || true
-	timed warm_rerun_s "$ZSP_ROOT/matrix/run.sh" "$out/warm" "$ZSP_TREES" "$ZSP_ALLOCATORS"
-	stages=$(python3 "$ZSP_ROOT/matrix/bench.py" stages "$out/warm")
-	PIPE="$PIPE, \"warm_rerun_stages_s\": $stages"
-	log "bench: rerun after an edit of the SLUB patch"
+	OUT=$1
+	local tree alloc tmp
+	mkdir -p "$OUT"
+	PIPE="\"date\": \"$(date -u +%Y-%m-%dT%H:%MZ)\", \"cores\": $(nproc)"
+	[ -z "${ZSP_BENCH_COLD:-}" ] || cold_matrix
+	log "bench: bring every cell up to date (not timed)"
+	matrix_run "$OUT/prime" >"$OUT/prime.log" 2>&1 || true
+	log "bench: rerun of the matrix, nothing changed"
+	timed warm_rerun_s matrix_run "$OUT/warm"
+	stages warm_rerun_stages_s "$OUT/warm"
+	log "bench: rerun of the matrix, nothing changed, FRESH=1"
+	ZSP_FRESH=1 timed warm_fresh_rerun_s matrix_run "$OUT/fresh"
+	stages warm_fresh_rerun_stages_s "$OUT/fresh"
+	log "bench: rerun of the patched cells after an edit of the SLUB patch"
 	tmp=$(mktemp -d)
 	edit_slub_patch "$tmp"
-	ZSP_PATCHES=$tmp timed slub_patch_edit_rerun_s "$ZSP_ROOT/matrix/run.sh" "$out/edit" patched "$ZSP_ALLOCATORS"
-	stages=$(python3 "$ZSP_ROOT/matrix/bench.py" stages "$out/edit")
-	PIPE="$PIPE, \"slub_patch_edit_stages_s\": $stages"
+	ZSP_PATCHES=$tmp timed slub_patch_edit_rerun_s "$ZSP_ROOT/matrix/run.sh" "$OUT/edit" patched "$ZSP_ALLOCATORS"
+	stages slub_patch_edit_stages_s "$OUT/edit"
 	rm -rf "$tmp"
 	hold_lock src-patched
 	"$ZSP_ROOT/matrix/tree.sh" patched >/dev/null
 	exec {ZSP_LOCK_FD}>&-
-	echo "{$PIPE}" >"$out/pipeline.json"
+	echo "{$PIPE}" >"$OUT/pipeline.json"
+	log "bench: peer, kunit.py run --arch=x86_64 beside a FRESH=1 cell (slub)"
+	"$ZSP_ROOT/matrix/peer.sh" slub "$OUT/peer" || true
+	PIPE=""
+	ZSP_FRESH=1 timed peer_cell_s "$ZSP_ROOT/matrix/cell.sh" patched slub "$OUT/peer/cell"
+	echo "{${PIPE#, }}" >"$OUT/peer/cell.json"
 	for tree in $ZSP_TREES; do
 		for alloc in $ZSP_ALLOCATORS; do
 			log "bench: guest $tree-$alloc"
-			python3 "$ZSP_ROOT/matrix/bench.py" guest "$out" "$tree" "$alloc" "$(obj_dir "$tree" "$alloc")" || true
+			python3 "$ZSP_ROOT/matrix/bench.py" guest "$OUT" "$tree" "$alloc" "$(obj_dir "$tree" "$alloc")" || true
 		done
 	done
-	python3 "$ZSP_ROOT/matrix/bench.py" report "$out"
+	python3 "$ZSP_ROOT/matrix/bench.py" report "$OUT"
 }
 
 main "$@"

@@ -40,18 +40,19 @@ default_modules() {
 	printf '%s zero_size_test\n' "$list"
 }
 
-main() {
-	local tree=$1 alloc=$2 modules=${4:-} src obj
-	DIR=$3 CELL="$tree-$alloc"
-	mkdir -p "$DIR"
+prepare() {
+	local tree=$1 alloc=$2 obj=$3
 	rm -f "$DIR/error" "$DIR/timings"
-	src=$(src_dir "$tree")
-	obj=$(obj_dir "$tree" "$alloc")
 	phase config "$MATRIX/config.sh" "$tree" "$alloc"
 	phase kernel "$MATRIX/build.sh" "$tree" "$alloc" "$DIR/build.log"
 	phase module "$MATRIX/module.sh" "$tree" "$alloc" "$DIR/module.log"
 	phase initramfs "$MATRIX/initramfs.sh" "$tree" "$alloc" "$obj/zsp-initramfs.cpio"
 	cp "$obj/.config" "$DIR/config"
+}
+
+boot_cell() {
+	local tree=$1 alloc=$2 obj=$3 modules=$4 src
+	src=$(src_dir "$tree")
 	[ -n "$modules" ] || modules=$(default_modules "$obj")
 	phase boot python3 "$MATRIX/cell.py" --tree "$tree" --alloc "$alloc" \
 		--kernel "$obj/arch/x86/boot/bzImage" \
@@ -62,6 +63,23 @@ main() {
 		--timeout "${ZSP_TIMEOUT:-300}" --silence "${ZSP_SILENCE:-30}" \
 		--store "$ZSP_CACHE/cell-results" ${ZSP_FRESH:+--fresh} \
 		--out "$DIR"
+}
+
+# ZSP_CELL_STAGE=prepare|boot runs one half (run.sh boots a cell while
+# the next one builds); the default runs both.
+main() {
+	local tree=$1 alloc=$2 modules=${4:-} obj
+	DIR=$3 CELL="$tree-$alloc"
+	mkdir -p "$DIR"
+	obj=$(obj_dir "$tree" "$alloc")
+	case ${ZSP_CELL_STAGE:-all} in
+	prepare) prepare "$tree" "$alloc" "$obj" ;;
+	boot) boot_cell "$tree" "$alloc" "$obj" "$modules" ;;
+	*)
+		prepare "$tree" "$alloc" "$obj"
+		boot_cell "$tree" "$alloc" "$obj" "$modules"
+		;;
+	esac
 }
 
 main "$@"

@@ -134,15 +134,26 @@ apply_series() {
 	echo "$hash" >"$stamp"
 }
 
+# timed STAGE CMD...: CMD, its wall seconds appended to $ZSP_TIMINGS (if
+# set) as "STAGE seconds", for make bench.
+timed() {
+	local stage=$1 t0
+	shift
+	t0=$(date +%s.%N)
+	"$@"
+	[ -z "${ZSP_TIMINGS:-}" ] ||
+		printf '%s %.2f\n' "$stage" "$(echo "$(date +%s.%N) - $t0" | bc)" >>"$ZSP_TIMINGS"
+}
+
 main() {
 	local tree=${1:-} dest
 	check_tree "$tree"
 	dest=$(src_dir "$tree")
 	mkdir -p "$(dirname "$dest")"
-	unpack "$dest"
+	timed extract unpack "$dest"
 	if [ "$tree" = patched ]; then
-		make_git_base "$dest"
-		apply_series "$dest"
+		timed patch make_git_base "$dest"
+		timed patch apply_series "$dest"
 	fi
 	printf '%s\n' "$dest"
 }

@@ -20,6 +20,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MATRIX = os.path.dirname(HERE)
 ROOT = os.path.dirname(MATRIX)
 CACHE = os.environ.get('ZSP_CACHE', os.path.join(ROOT, 'build'))
+# Every cell these tests start must really build and boot (reuse.py).
+os.environ.setdefault('ZSP_FRESH', '1')
 PATCHED = os.path.join(CACHE, 'src', 'patched')
 
 
