@@ -14,6 +14,8 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
+GUEST_BOOTS=${ZSP_GUEST_BOOTS:-3}
+
 # timed NAME CMD...: wall seconds of CMD into the pipeline record, its
 # output into OUT/NAME.log.
 timed() {
@@ -54,7 +56,7 @@ edit_slub_patch() {
 
 main() {
 	OUT=$1
-	local tree alloc tmp
+	local tree alloc tmp n
 	mkdir -p "$OUT"
 	PIPE="\"date\": \"$(date -u +%Y-%m-%dT%H:%MZ)\", \"cores\": $(nproc)"
 	[ -z "${ZSP_BENCH_COLD:-}" ] || cold_matrix
@@ -79,12 +81,16 @@ main() {
 	log "bench: peer, kunit.py run --arch=x86_64 beside a FRESH=1 cell (slub)"
 	"$ZSP_ROOT/matrix/peer.sh" slub "$OUT/peer" || true
 	PIPE=""
-	ZSP_FRESH=1 timed peer_cell_s "$ZSP_ROOT/matrix/cell.sh" patched slub "$OUT/peer/cell"
+	# The same suite alone, as kunit.py runs it: no upstream test modules.
+	ZSP_FRESH=1 timed peer_cell_s "$ZSP_ROOT/matrix/cell.sh" patched slub "$OUT/peer/cell" zero_size_test
 	echo "{${PIPE#, }}" >"$OUT/peer/cell.json"
-	for tree in $ZSP_TREES; do
+	log "bench: zero_size_bench.ko, $GUEST_BOOTS boots per cell, interleaved"
+	for n in $(seq "$GUEST_BOOTS"); do
 		for alloc in $ZSP_ALLOCATORS; do
-			log "bench: guest $tree-$alloc"
-			python3 "$ZSP_ROOT/matrix/bench.py" guest "$OUT" "$tree" "$alloc" "$(obj_dir "$tree" "$alloc")" || true
+			for tree in $ZSP_TREES; do
+				python3 "$ZSP_ROOT/matrix/bench.py" guest "$OUT" "$tree" "$alloc" \
+					"$(obj_dir "$tree" "$alloc")" "$n" || true
+			done
 		done
 	done
 	python3 "$ZSP_ROOT/matrix/bench.py" report "$OUT"

@@ -159,7 +159,8 @@ class Cell:
 			      a.timeout, a.silence) if a.store else ''
 		earlier = reuse.lookup(a.store, k) if k and not a.fresh else None
 		if earlier:
-			print(f'    reused: every input as in {earlier} (FRESH=1 boots again)',
+			print(f'    {a.tree}-{a.alloc}: reused, every input as in {earlier} '
+			      '(FRESH=1 boots again)',
 			      file=sys.stderr, flush=True)
 			self.dump(reuse.copy(earlier, a.out))
 			return 0
@@ -183,7 +184,8 @@ class Cell:
 			with open(stem + '.log', errors='replace') as f:
 				sc = console.scan(f.read().splitlines())
 			self.boots.append({'boot': n, 'log': stem + '.log', **asdict(r)})
-			print(f'    boot {n}: {r.outcome} in {r.seconds:.1f}s'
+			# Named: the boot runs beside the next cell's build output.
+			print(f'    {a.tree}-{a.alloc} boot {n}: {r.outcome} in {r.seconds:.1f}s'
 			      + (f' ({r.reason})' if r.outcome != 'poweroff' else ''),
 			      file=sys.stderr, flush=True)
 			self.collect(n, stem, skip, r, sc)

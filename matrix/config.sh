@@ -29,7 +29,7 @@ verify_config() {
 }
 
 main() {
-	local tree=$1 alloc=$2 src obj frags stamp hash
+	local tree=$1 alloc=$2 src obj frags stamp hash scratch
 	check_tree "$tree"
 	check_alloc "$alloc"
 	src=$(src_dir "$tree")
@@ -43,12 +43,19 @@ main() {
 	if [ -f "$stamp" ] && [ -f "$obj/.config" ] && [ "$(cat "$stamp")" = "$hash" ]; then
 		return
 	fi
-	mkdir -p "$obj"
+	# Merged in a scratch O= dir (named like the build dir, so build.sh's
+	# source scan skips it): make tinyconfig in the build dir itself would
+	# pass through other values of many options, and kbuild's syncconfig
+	# would touch their dependency files and rebuild most of the kernel
+	# even when the merged result is the same as before.
+	scratch="$obj.kconfig"
+	mkdir -p "$obj" "$scratch"
 	rm -f "$stamp"
-	make -s -C "$src" O="$obj" tinyconfig >/dev/null
-	"$src/scripts/kconfig/merge_config.sh" -m -O "$obj" "$obj/.config" "${frags[@]}" >"$obj/.zsp-merge.log" 2>&1
-	make -s -C "$src" O="$obj" olddefconfig >>"$obj/.zsp-merge.log" 2>&1
-	verify_config "$obj/.config" "${frags[@]}"
+	make -s -C "$src" O="$scratch" tinyconfig >/dev/null
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$scratch" "$scratch/.config" "${frags[@]}" >"$obj/.zsp-merge.log" 2>&1
+	make -s -C "$src" O="$scratch" olddefconfig >>"$obj/.zsp-merge.log" 2>&1
+	verify_config "$scratch/.config" "${frags[@]}"
+	cmp -s "$scratch/.config" "$obj/.config" || cp "$scratch/.config" "$obj/.config"
 	echo "$hash" >"$stamp"
 }
 
