@@ -93,9 +93,9 @@ class Watch:
 
 
 def boot(kernel: str, initrd: str, log: str, timeout: float,
-	 silence: float) -> BootResult:
+	 silence: float, extra_append: str = '') -> BootResult:
 	start = time.monotonic()
-	cmd = qemu_command(kernel, initrd, APPEND)
+	cmd = qemu_command(kernel, initrd, f'{APPEND} {extra_append}'.strip())
 	watch = Watch()
 	result: Optional[BootResult] = None
 	try:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # config.sh TREE ALLOC: write O/.config = tinyconfig + base + ALLOC fragment,
 # merged by the tree's merge_config.sh, then check every requested option.
-# Skipped when the fragments and the tree have not changed.
+# Skipped when nothing the merge reads has changed.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -36,9 +36,14 @@ main() {
 	obj=$(obj_dir "$tree" "$alloc")
 	frags=("$ZSP_CONFIGS/base.config" "$ZSP_CONFIGS/$alloc.config")
 	stamp="$obj/.zsp-config"
+	# What the merge reads: the fragments, the compiler (Kconfig tests it),
+	# and in a git tree the Kconfig files, tinyconfig's fragments and
+	# kconfig itself as committed. A patch to slub.c leaves them alone.
 	hash=$({
 		cat "${frags[@]}"
-		cat "$src/.git/zsp-series" 2>/dev/null || true
+		gcc --version | head -1
+		[ ! -d "$src/.git" ] || git -C "$src" ls-files -s -- '*Kconfig*' \
+			'kernel/configs/*' 'arch/x86/configs/*' 'scripts/kconfig/*'
 	} | sha256sum | cut -d' ' -f1)
 	if [ -f "$stamp" ] && [ -f "$obj/.config" ] && [ "$(cat "$stamp")" = "$hash" ]; then
 		return
