@@ -23,7 +23,10 @@ plant_bad_patch() {
 expect() {
 	local name=$1 pattern=$2 out
 	shift 2
-	out=$("$@" 2>&1 | tee /dev/stderr) || true
+	# Shown live on stderr and kept in a file: "tee /dev/stderr" would open
+	# stderr anew and truncate or overwrite the log file it may be (CI).
+	"$@" 2>&1 | tee "$tmp/expect.out" >&2 || true
+	out=$(cat "$tmp/expect.out")
 	if printf '%s\n' "$out" | grep -q -- "$pattern"; then
 		echo "ok   $name"
 	else
