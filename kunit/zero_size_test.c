@@ -2,6 +2,11 @@
 /*
  * KUnit tests for the zero-size allocation contract (DESIGN.md Z1-Z7).
  *
+ * Every case that frees real objects checks that they came back (the
+ * slab page counter, kmem_cache_destroy()'s report of objects left, no
+ * object handed out twice afterwards), so a "fix" that skips, leaks or
+ * double-frees fails here rather than passing quietly.
+ *
  * Built out of tree so that the same source runs against vanilla and
  * patched 6.1 kernels with SLAB, SLUB and SLOB. On vanilla kernels some
  * cases oops, divide by zero or spin under slab_mutex; the harness reads
@@ -9,8 +14,10 @@
  * the remaining cases in a fresh boot; zero_size_plan names the cases
  * that already have a result. Skipped cases are never counted as passed.
  *
- * A case that is meant to oops (Z6) prints "zsp-expect-oops" first so
- * that the harness lets the guest run on and checks the oops it prints.
+ * Each suite prints "zsp-cases <suite>: <case>..." before its cases, the
+ * list the harness expects a result for. A case that is meant to oops (Z6)
+ * prints "zsp-expect-oops read|write" first so that the harness lets the
+ * guest run on and checks the one oops it prints.
  */
 
 #include <kunit/test.h>
@@ -18,12 +25,15 @@
 #include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/jiffies.h>
+#include <linux/kernel.h>
 #include <linux/kthread.h>
+#include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/task.h>
+#include <linux/sort.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
@@ -34,11 +44,25 @@
 
 /* Enough zero-size requests that one byte of slab each would show. */
 #define MANY		BIT(16)
-/* Objects large enough to come from and go back to whole pages. */
+/*
+ * Real objects above KMALLOC_MAX_CACHE_SIZE (8 KiB on all three
+ * allocators in 6.1) come from the page allocator and go back to it at
+ * once, and they count in NR_SLAB_UNRECLAIMABLE_B: a single leaked one
+ * moves the counter by BIG_PAGES.
+ */
 #define BIG		(4 * PAGE_SIZE)
+#define BIG_PAGES	(BIG / PAGE_SIZE)
 #define NR_BIG		64
-/* Background noise of the slab page counter in a quiet guest. */
-#define SLACK_PAGES	16
+/* Small objects, many to a slab: the bulk paths' same-slab look-ahead. */
+#define SMALL		64
+#define NR_SMALL	1024
+/* Enough zero-sized objects to fill a few pages on every allocator. */
+#define NR_EMPTY	16384
+/*
+ * Noise of the slab page counter across one case in a quiet guest, in
+ * pages. Below BIG_PAGES, so that one leaked BIG object fails the case.
+ */
+#define SLACK_PAGES	(BIG_PAGES - 1)
 
 /*
  * An empty struct: GNU C gives it size 0, as configuration options can
@@ -47,9 +71,16 @@
 struct zsp_empty {
 };
 
+/*
+ * The rcu_head is not at offset 0, so that the object's address and the
+ * rcu_head's differ: kfree_rcu() of a ZERO_SIZE_PTR object hands
+ * kvfree_call_rcu() 0x10 + offset, which only the object address shows to
+ * be the sentinel. BIG-sized, so that every object freed counts.
+ */
 struct zsp_rcu_obj {
+	long before[4];
 	struct rcu_head rcu;
-	long data;
+	char rest[BIG - 4 * sizeof(long) - sizeof(struct rcu_head)];
 };
 
 /* Runtime zero the compiler cannot see, to reach the out-of-line paths. */
@@ -61,6 +92,19 @@ static size_t runtime_zero(void)
 	return zero;
 }
 
+/*
+ * Atomic context for a zero-size request. __might_resched() prints at
+ * most one splat a second: let that second pass first, so that an earlier
+ * case's splat cannot silence this one's.
+ */
+static void atomic_begin(void)
+{
+	msleep(jiffies_to_msecs(HZ) + 100);
+	preempt_disable();
+}
+
+static void drain_deferred_frees(void);
+
 static int zsp_case_init(struct kunit *test)
 {
 	if (zero_size_plan_skips(test->name))
@@ -69,27 +113,109 @@ static int zsp_case_init(struct kunit *test)
 	return 0;
 }
 
-/* Give freed kmalloc(BIG) memory back to the page allocator. */
-static void shrink_kmalloc_big(void)
+/*
+ * Work a case queued (an RCU-deferred free, a kworker) runs before the
+ * case reports its result, so that whatever it prints falls inside the
+ * case's window on the console and is blamed on that case, not the next.
+ */
+static void zsp_case_exit(struct kunit *test)
 {
-#ifndef CONFIG_SLOB
-	/* SLOB hands BIG requests to the page allocator directly. */
-	struct kmem_cache *s = kmalloc_caches[KMALLOC_NORMAL][kmalloc_index(BIG)];
-
-	if (s)
-		kmem_cache_shrink(s);
-#endif
+	if (test->status != KUNIT_SKIPPED)
+		drain_deferred_frees();
 }
 
-/* Real objects given to a free API must come back: nothing leaked. */
-static void expect_pages_back(struct kunit *test, long before, long during)
+#define ZSP_NR_SUITES	7
+static struct kunit_suite *zsp_suites[ZSP_NR_SUITES + 1];
+
+/*
+ * The harness's list of expected cases, from the module itself: every
+ * suite's, printed before the first case runs, so that a crash in an
+ * early suite cannot hide the cases of a later one.
+ */
+static int zsp_suite_init(struct kunit_suite *suite)
+{
+	/* One printk line each: at most LOG_LINE_MAX (~1000) characters. */
+	char names[768];
+	struct kunit_suite **s;
+	struct kunit_case *c;
+	size_t len;
+
+	if (suite != zsp_suites[0])
+		return 0;
+	for (s = zsp_suites; *s; s++) {
+		len = 0;
+		names[0] = '\0';
+		for (c = (*s)->test_cases; c->run_case; c++)
+			len += scnprintf(names + len, sizeof(names) - len, " %s", c->name);
+		pr_info("zsp-cases %s:%s\n", (*s)->name, names);
+	}
+	return 0;
+}
+
+/*
+ * Real objects given to a free API came back: the counter saw them
+ * allocated (or it proves nothing) and is back within the noise.
+ */
+static void expect_pages_back(struct kunit *test, long before, long during,
+			      long allocated_pages)
 {
 	long after = zsp_slab_pages();
 
-	KUNIT_EXPECT_GE_MSG(test, during - before, (long)(NR_BIG * BIG / PAGE_SIZE / 2),
+	kunit_info(test, "zsp-pages before=%ld during=%ld after=%ld\n",
+		   before, during, after);
+	KUNIT_EXPECT_GE_MSG(test, during - before, allocated_pages / 2,
 			    "the slab page counter did not see the allocations");
 	KUNIT_EXPECT_LE_MSG(test, after - before, (long)SLACK_PAGES,
 			    "%ld slab pages not freed", after - before);
+}
+
+/*
+ * The pointer arrays a case needs, allocated before it reads the counter:
+ * an array allocated inside the window would be counted as a leak.
+ */
+static void **scratch(struct kunit *test, size_t n)
+{
+	void **p = kunit_kcalloc(test, n, sizeof(*p), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
+	return p;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = *(const uintptr_t *)a, y = *(const uintptr_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * An object freed twice sits twice on a freelist and is handed out twice:
+ * allocate as many as were freed into @p and look for a duplicate.
+ * @s NULL: kmalloc().
+ */
+static void expect_no_double_hand_out(struct kunit *test, struct kmem_cache *s,
+				      size_t size, gfp_t gfp, void **p, size_t n)
+{
+	size_t i, got = 0, dup = 0;
+
+	for (; got < n; got++) {
+		p[got] = s ? kmem_cache_alloc(s, gfp) : kmalloc(size, gfp);
+		if (!p[got])
+			break;
+	}
+	KUNIT_EXPECT_EQ_MSG(test, got, n, "allocation failed after the free");
+	sort(p, got, sizeof(*p), cmp_ptr, NULL);
+	for (i = 1; i < got; i++)
+		dup += p[i] == p[i - 1];
+	KUNIT_EXPECT_EQ_MSG(test, dup, (size_t)0, "objects handed out twice: a double free");
+	for (i = 0; i < got; i++) {
+		if (i && p[i] == p[i - 1])
+			continue;
+		if (s)
+			kmem_cache_free(s, p[i]);
+		else
+			kfree(p[i]);
+	}
 }
 
 /* ---- Z1: allocate zero bytes ------------------------------------------ */
@@ -163,12 +289,67 @@ static void z1_devm_kmalloc(struct kunit *test)
 	root_device_unregister(dev);
 }
 
+#define NR_POOL		4
+
+/*
+ * A kmalloc mempool of size 0: its reserve is NR_POOL sentinels, and
+ * elements come from kmalloc(0) or the reserve; freeing refills it.
+ */
+static void exercise_zero_mempool(struct kunit *test, gfp_t gfp)
+{
+	mempool_t *pool = mempool_create_kmalloc_pool(NR_POOL, runtime_zero());
+	void *e[2 * NR_POOL];
+	int i, not_zsp = 0;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
+	for (i = 0; i < ARRAY_SIZE(e); i++) {
+		e[i] = mempool_alloc(pool, gfp);
+		not_zsp += e[i] != ZERO_SIZE_PTR;
+	}
+	for (i = 0; i < ARRAY_SIZE(e); i++)
+		if (e[i])
+			mempool_free(e[i], pool);
+	KUNIT_EXPECT_EQ_MSG(test, not_zsp, 0, "mempool elements that are not ZERO_SIZE_PTR");
+	KUNIT_EXPECT_EQ(test, pool->curr_nr, NR_POOL);
+	mempool_destroy(pool);
+}
+
+#define NR_ELEMENTS	4096
+
+/*
+ * Then many elements held at once, beyond the reserve: were they real
+ * allocations of even a few bytes, the slab page counter would show them.
+ */
+static void z1_mempool_kmalloc_pool(struct kunit *test)
+{
+	mempool_t *pool = mempool_create_kmalloc_pool(NR_POOL, runtime_zero());
+	void **e = scratch(test, NR_ELEMENTS);
+	int i, not_zsp = 0;
+	long before, held;
+
+	exercise_zero_mempool(test, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
+	before = zsp_slab_pages();
+	for (i = 0; i < NR_ELEMENTS; i++) {
+		e[i] = mempool_alloc(pool, GFP_KERNEL);
+		not_zsp += e[i] != ZERO_SIZE_PTR;
+	}
+	held = zsp_slab_pages() - before;
+	for (i = 0; i < NR_ELEMENTS; i++)
+		if (e[i])
+			mempool_free(e[i], pool);
+	mempool_destroy(pool);
+	KUNIT_EXPECT_EQ(test, not_zsp, 0);
+	KUNIT_EXPECT_LE_MSG(test, held, (long)SLACK_PAGES,
+			    "%d mempool elements took %ld slab pages", NR_ELEMENTS, held);
+}
+
 /*
  * MANY zero-size allocations, kept alive, must not move the slab page
  * counter; the same number of 8-byte ones must (or the counter proves
- * nothing).
+ * nothing). @atomic: the zero-size ones with preemption off.
  */
-static void z1_no_slab_memory(struct kunit *test)
+static void no_slab_memory(struct kunit *test, bool atomic)
 {
 	void **p = vmalloc(array_size(MANY, sizeof(*p)));
 	long before, zero_delta, eight_delta;
@@ -176,10 +357,14 @@ static void z1_no_slab_memory(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
 	before = zsp_slab_pages();
+	if (atomic)
+		atomic_begin();
 	for (i = 0; i < MANY; i++) {
 		p[i] = kmalloc(runtime_zero(), GFP_KERNEL);
 		not_zsp += p[i] != ZERO_SIZE_PTR;
 	}
+	if (atomic)
+		preempt_enable();
 	zero_delta = zsp_slab_pages() - before;
 	for (i = 0; i < MANY; i++)
 		kfree(p[i]);
@@ -199,159 +384,345 @@ static void z1_no_slab_memory(struct kunit *test)
 			    "%d zero-size allocations took %ld slab pages", MANY, zero_delta);
 }
 
+static void z1_no_slab_memory(struct kunit *test)
+{
+	no_slab_memory(test, false);
+}
+
 /* ---- Z2: every free API takes NULL and ZERO_SIZE_PTR --------------------- */
+
+/*
+ * Real BIG objects freed by the same API around the sentinels: the
+ * sentinels' early return must not skip or leak them.
+ */
+static void alloc_big(struct kunit *test, void **p, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		p[i] = kmalloc(BIG, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
+	}
+}
+
+/* Frees NULL, ZERO_SIZE_PTR and NR_BIG real objects, one at a time. */
+static void free_one_by_one(struct kunit *test, void (*free_fn)(const void *))
+{
+	void **p = scratch(test, NR_BIG);
+	long before = zsp_slab_pages(), during;
+	int i;
+
+	alloc_big(test, p, NR_BIG);
+	during = zsp_slab_pages();
+	for (i = 0; i < NR_BIG; i++) {
+		free_fn(NULL);
+		free_fn(ZERO_SIZE_PTR);
+		free_fn(p[i]);
+	}
+	expect_pages_back(test, before, during, NR_BIG * BIG_PAGES);
+}
 
 static void z2_kfree(struct kunit *test)
 {
-	kfree(NULL);
-	kfree(ZERO_SIZE_PTR);
-	KUNIT_SUCCEED(test);
+	free_one_by_one(test, kfree);
 }
 
 static void z2_kfree_sensitive(struct kunit *test)
 {
-	kfree_sensitive(NULL);
-	kfree_sensitive(ZERO_SIZE_PTR);
-	KUNIT_SUCCEED(test);
+	free_one_by_one(test, kfree_sensitive);
 }
 
 static void z2_kvfree(struct kunit *test)
 {
-	kvfree(NULL);
-	kvfree(ZERO_SIZE_PTR);
-	KUNIT_SUCCEED(test);
+	free_one_by_one(test, kvfree);
 }
 
 static void z2_devm_kfree(struct kunit *test)
 {
 	struct device *dev = __root_device_register("zsp_z2", NULL);
-
-	void *real;
+	long before, during;
+	void *real[NR_BIG];
+	int i;
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
-	real = devm_kmalloc(dev, 64, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, real);
-	devm_kfree(dev, NULL);
-	devm_kfree(dev, ZERO_SIZE_PTR);
-	devm_kfree(dev, real);
+	before = zsp_slab_pages();
+	for (i = 0; i < NR_BIG; i++) {
+		real[i] = devm_kmalloc(dev, BIG, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, real[i]);
+	}
+	during = zsp_slab_pages();
+	for (i = 0; i < NR_BIG; i++) {
+		devm_kfree(dev, NULL);
+		devm_kfree(dev, ZERO_SIZE_PTR);
+		devm_kfree(dev, real[i]);
+	}
+	/* Not yet unregistered: devm_kfree() itself must have freed them. */
+	expect_pages_back(test, before, during, NR_BIG * BIG_PAGES);
 	root_device_unregister(dev);
-	KUNIT_SUCCEED(test);
 }
 
-static struct kmem_cache *big_cache(struct kunit *test)
+/* A slot of a mixed array: every third a sentinel, NULL and ZSP in turn. */
+static bool sentinel_slot(size_t i)
 {
-	struct kmem_cache *s = kmem_cache_create("zsp_big", BIG, 0, 0, NULL);
-
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
-	return s;
+	return i % 3 == 0;
 }
 
-static void z2_kmem_cache_free(struct kunit *test)
+static void *sentinel_for(size_t i)
 {
-	struct kmem_cache *s = big_cache(test);
-
-	kmem_cache_free(s, NULL);
-	kmem_cache_free(s, ZERO_SIZE_PTR);
-	kmem_cache_destroy(s);
-	KUNIT_SUCCEED(test);
+	return (i / 3) % 2 ? ZERO_SIZE_PTR : NULL;
 }
 
-#define NR_MIXED	(NR_BIG + NR_BIG / 2)
+/* Slots for @n real objects and the sentinels between them. */
+static size_t mixed_slots(size_t n)
+{
+	return n + n / 2;
+}
 
 /*
- * NR_MIXED slots: every third a sentinel, alternating NULL and
- * ZERO_SIZE_PTR, the others real BIG objects from @s (kmalloc() if NULL).
+ * Fills @p with @n real objects of @size from @s (kmalloc() with @gfp if
+ * NULL) and n/2 sentinels between them, starting with a sentinel: a free
+ * loop that stops at a sentinel leaks everything.
  */
-static void **mixed_array(struct kunit *test, struct kmem_cache *s)
+static void fill_mixed(struct kunit *test, void **p, struct kmem_cache *s,
+		       size_t size, gfp_t gfp, size_t n)
 {
-	void **p = kunit_kcalloc(test, NR_MIXED, sizeof(*p), GFP_KERNEL);
 	size_t i;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
-	for (i = 0; i < NR_MIXED; i++) {
-		if (i % 3 == 0) {
-			p[i] = (i / 3) % 2 ? ZERO_SIZE_PTR : NULL;
+	for (i = 0; i < mixed_slots(n); i++) {
+		if (sentinel_slot(i)) {
+			p[i] = sentinel_for(i);
 			continue;
 		}
-		p[i] = s ? kmem_cache_alloc(s, GFP_KERNEL) : kmalloc(BIG, GFP_KERNEL);
+		p[i] = s ? kmem_cache_alloc(s, gfp) : kmalloc(size, gfp);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
 	}
-	return p;
+}
+
+/* The kmalloc cache that serves @size with @gfp; NULL on SLOB. */
+static struct kmem_cache *kmalloc_cache_of(size_t size, gfp_t gfp)
+{
+#ifndef CONFIG_SLOB
+	if (size <= KMALLOC_MAX_CACHE_SIZE)
+		return kmalloc_caches[kmalloc_type(gfp)][kmalloc_index(size)];
+#endif
+	return NULL;
+}
+
+/*
+ * A test cache of its own: a usercopy region keeps it from being merged
+ * into another cache of the same size (SLAB_MERGE_DEFAULT), whose objects
+ * would blur the page counter and hide ours from kmem_cache_destroy().
+ */
+static struct kmem_cache *own_cache(const char *name, unsigned int size,
+				    slab_flags_t flags)
+{
+	return kmem_cache_create_usercopy(name, size, 0, flags, 0, size, NULL);
+}
+
+/* Give the empty slabs of @s back to the page allocator. */
+static void shrink(struct kmem_cache *s)
+{
+	if (s)
+		kmem_cache_shrink(s);
+	/* SLAB_TYPESAFE_BY_RCU slabs (and SLOB's objects) go after a grace period. */
+	rcu_barrier();
 }
 
 static void z2_kfree_bulk_sentinels(struct kunit *test)
 {
 	void *p[4] = { NULL, ZERO_SIZE_PTR, ZERO_SIZE_PTR, NULL };
+	void *q[4] = { ZERO_SIZE_PTR, NULL, NULL, ZERO_SIZE_PTR };
 
 	kfree_bulk(ARRAY_SIZE(p), p);
-	kmem_cache_free_bulk(NULL, ARRAY_SIZE(p), p);
-	KUNIT_SUCCEED(test);
+	kmem_cache_free_bulk(NULL, ARRAY_SIZE(q), q);
+	KUNIT_EXPECT_PTR_EQ(test, p[1], ZERO_SIZE_PTR);
 }
 
-/* kfree_bulk() is kmem_cache_free_bulk() with a NULL cache. */
+/*
+ * kfree_bulk() of kmalloc()ed objects of @size mixed with sentinels:
+ * every real object freed once (counter back, no double hand-out).
+ */
+static void kfree_bulk_mixed(struct kunit *test, size_t size, size_t n, gfp_t gfp,
+			     bool null_cache)
+{
+	struct kmem_cache *s = kmalloc_cache_of(size, gfp);
+	void **p = scratch(test, mixed_slots(n));
+	long before, during;
+
+	shrink(s);
+	before = zsp_slab_pages();
+	fill_mixed(test, p, NULL, size, gfp, n);
+	during = zsp_slab_pages();
+	if (null_cache)
+		kmem_cache_free_bulk(NULL, mixed_slots(n), p);
+	else
+		kfree_bulk(mixed_slots(n), p);
+	expect_no_double_hand_out(test, NULL, size, gfp, p, n);
+	shrink(s);
+	expect_pages_back(test, before, during, n * size / PAGE_SIZE);
+}
+
+/* Page-allocator objects: the counter tells exactly. */
 static void z2_kfree_bulk_mixed(struct kunit *test)
 {
-	long before = zsp_slab_pages(), during;
-	void **p = mixed_array(test, NULL);
-
-	during = zsp_slab_pages();
-	kfree_bulk(NR_MIXED, p);
-	shrink_kmalloc_big();
-	expect_pages_back(test, before, during);
+	kfree_bulk_mixed(test, BIG, NR_BIG, GFP_KERNEL, false);
 }
 
+/* Small slab objects sharing slabs: SLUB's look-ahead, SLAB's slab branch. */
+static void z2_kfree_bulk_small(struct kunit *test)
+{
+	kfree_bulk_mixed(test, SMALL, NR_SMALL, GFP_KERNEL, false);
+}
+
+/* Objects charged to the memory cgroup (kmalloc-cg-* where memcg is on). */
+static void z2_kfree_bulk_accounted(struct kunit *test)
+{
+	kfree_bulk_mixed(test, SMALL, NR_SMALL, GFP_KERNEL_ACCOUNT, false);
+}
+
+/*
+ * The NULL-cache bulk free finds each object's cache itself. Objects of
+ * a cache of our own, so that kmem_cache_destroy() reports any left
+ * (SLAB, SLUB); SLOB can only kfree() kmalloc()ed objects.
+ */
 static void z2_kmem_cache_free_bulk_null_cache(struct kunit *test)
 {
-	long before = zsp_slab_pages(), during;
-	void **p = mixed_array(test, NULL);
+#ifdef CONFIG_SLOB
+	kfree_bulk_mixed(test, SMALL, NR_SMALL, GFP_KERNEL, true);
+#else
+	struct kmem_cache *s = own_cache("zsp_null_cache", SMALL, 0);
+	void **p = scratch(test, mixed_slots(NR_SMALL));
+	long before, during;
 
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	before = zsp_slab_pages();
+	fill_mixed(test, p, s, SMALL, GFP_KERNEL, NR_SMALL);
 	during = zsp_slab_pages();
-	kmem_cache_free_bulk(NULL, NR_MIXED, p);
-	shrink_kmalloc_big();
-	expect_pages_back(test, before, during);
+	kmem_cache_free_bulk(NULL, mixed_slots(NR_SMALL), p);
+	expect_no_double_hand_out(test, s, SMALL, GFP_KERNEL, p, NR_SMALL);
+	shrink(s);
+	expect_pages_back(test, before, during, NR_SMALL * SMALL / PAGE_SIZE);
+	kmem_cache_destroy(s);
+#endif
+}
+
+/*
+ * Sentinels into one kind of cache, with @n real objects of it freed by
+ * the same API: one by one with kmem_cache_free(), or in one mixed
+ * kmem_cache_free_bulk(). kmem_cache_destroy() warns about an object left
+ * behind (SLAB, SLUB), the page counter catches it everywhere.
+ */
+static void free_into_cache(struct kunit *test, const char *name, unsigned int size,
+			    slab_flags_t flags, gfp_t gfp, size_t n, bool bulk)
+{
+	struct kmem_cache *s = own_cache(name, size, flags);
+	void **p = scratch(test, mixed_slots(n));
+	long before, during;
+	size_t i;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	before = zsp_slab_pages();
+	fill_mixed(test, p, s, size, gfp, n);
+	during = zsp_slab_pages();
+	kmem_cache_free(s, NULL);
+	kmem_cache_free(s, ZERO_SIZE_PTR);
+	if (bulk) {
+		kmem_cache_free_bulk(s, mixed_slots(n), p);
+	} else {
+		for (i = 0; i < mixed_slots(n); i++)
+			kmem_cache_free(s, p[i]);
+	}
+	expect_no_double_hand_out(test, s, size, gfp, p, n);
+	shrink(s);
+	/* Zero-sized objects: n of them still fill a few pages. */
+	expect_pages_back(test, before, during, max_t(long, n * size / PAGE_SIZE, 2));
+	kmem_cache_destroy(s);
+}
+
+static void z2_kmem_cache_free(struct kunit *test)
+{
+	free_into_cache(test, "zsp_big", BIG, 0, GFP_KERNEL, NR_BIG, false);
+}
+
+static void z2_kmem_cache_free_small(struct kunit *test)
+{
+	free_into_cache(test, "zsp_small", SMALL, 0, GFP_KERNEL, NR_SMALL, false);
+}
+
+static void z2_kmem_cache_free_rcu(struct kunit *test)
+{
+	free_into_cache(test, "zsp_rcu", SMALL, SLAB_TYPESAFE_BY_RCU, GFP_KERNEL,
+			NR_SMALL, false);
+}
+
+static void z2_kmem_cache_free_zero_sized(struct kunit *test)
+{
+	free_into_cache(test, "zsp_zero", 0, 0, GFP_KERNEL, NR_EMPTY, false);
+}
+
+static void z2_kmem_cache_free_accounted(struct kunit *test)
+{
+	free_into_cache(test, "zsp_account", SMALL, SLAB_ACCOUNT, GFP_KERNEL_ACCOUNT,
+			NR_SMALL, false);
 }
 
 static void z2_kmem_cache_free_bulk_mixed(struct kunit *test)
 {
-	struct kmem_cache *s = big_cache(test);
-	long before = zsp_slab_pages(), during;
-	void **p = mixed_array(test, s);
+	free_into_cache(test, "zsp_big", BIG, 0, GFP_KERNEL, NR_BIG, true);
+}
 
-	during = zsp_slab_pages();
-	kmem_cache_free_bulk(s, NR_MIXED, p);
-	kmem_cache_shrink(s);
-	expect_pages_back(test, before, during);
+static void z2_kmem_cache_free_bulk_small(struct kunit *test)
+{
+	free_into_cache(test, "zsp_small", SMALL, 0, GFP_KERNEL, NR_SMALL, true);
+}
+
+static void z2_kmem_cache_free_bulk_rcu(struct kunit *test)
+{
+	free_into_cache(test, "zsp_rcu", SMALL, SLAB_TYPESAFE_BY_RCU, GFP_KERNEL,
+			NR_SMALL, true);
+}
+
+static void z2_kmem_cache_free_bulk_zero_sized(struct kunit *test)
+{
+	free_into_cache(test, "zsp_zero", 0, 0, GFP_KERNEL, NR_EMPTY, true);
+}
+
+static void z2_kmem_cache_free_bulk_accounted(struct kunit *test)
+{
+	free_into_cache(test, "zsp_account", SMALL, SLAB_ACCOUNT, GFP_KERNEL_ACCOUNT,
+			NR_SMALL, true);
+}
+
+/* A cache and no real object at all: nothing to free, nothing to touch. */
+static void z2_kmem_cache_free_bulk_sentinels_only(struct kunit *test)
+{
+	struct kmem_cache *s = own_cache("zsp_small", SMALL, 0);
+	void *p[4] = { ZERO_SIZE_PTR, NULL, ZERO_SIZE_PTR, NULL };
+	void **q = scratch(test, 64);
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	kmem_cache_free_bulk(s, ARRAY_SIZE(p), p);
+	kmem_cache_free_bulk(s, 1, p);
+	expect_no_double_hand_out(test, s, SMALL, GFP_KERNEL, q, 64);
 	kmem_cache_destroy(s);
 }
 
 /*
- * The RCU-deferred frees hand their batch to kfree_bulk() after the CPU's
- * batch monitor has run and a grace period has passed. The monitor waits
- * KFREE_DRAIN_JIFFIES (5 s in 6.1) unless the CPU has a page of pointers
- * queued, when it runs on the next tick. So a case queues its pointers and
- * then a page worth of real objects from one CPU, and waits out each step:
- * the monitor (system_wq), the grace period (rcu_barrier()), the batch
- * work (system_wq again). A bad pointer then faults inside the case.
+ * The RCU-deferred frees hand their batch to kfree_bulk() (or, for
+ * objects queued through their rcu_head, kvfree() one by one) after the
+ * CPU's batch monitor has run and a grace period has passed. The monitor
+ * waits KFREE_DRAIN_JIFFIES (5 s in 6.1) unless the CPU has a page of
+ * pointers queued, when it runs on the next tick. So a case queues its
+ * sentinels among RCU_FILL real objects from one CPU and waits out each
+ * step: the monitor (system_wq), the grace period (rcu_barrier()), the
+ * batch work (system_wq again). A bad pointer then faults inside the
+ * case, and every real object must be back. The guests boot with
+ * rcutree.rcu_min_cached_objs=0, so kfree_rcu() with an rcu_head finds no
+ * spare bulk page and takes the rcu_head path, which writes the head.
  */
 #define RCU_FILL	(PAGE_SIZE / sizeof(void *))
 
-static void fill_rcu_batch(struct kunit *test)
-{
-	struct zsp_rcu_obj *o;
-	size_t i;
-
-	for (i = 0; i < RCU_FILL; i++) {
-		o = kmalloc(sizeof(*o), GFP_KERNEL);
-		/* Not an assertion: that would end the case migrate-disabled. */
-		if (!o) {
-			KUNIT_FAIL(test, "kmalloc() failed filling the RCU batch");
-			return;
-		}
-		kfree_rcu(o, rcu);
-	}
-}
-
-static void wait_rcu_batches(void)
+static void drain_deferred_frees(void)
 {
 	/* The monitor's one-tick timer has fired once this returns. */
 	msleep(jiffies_to_msecs(2) + 20);
@@ -365,38 +736,74 @@ static void wait_rcu_batches(void)
 	__flush_workqueue(system_wq);
 }
 
+/*
+ * The monitor may fire while a case is still queueing: it takes the first
+ * page of pointers, and the last few wait another KFREE_DRAIN_JIFFIES.
+ * So drain until the case's objects are back, for as long as that takes
+ * a correct kernel; a leak stays and fails the case after that.
+ */
+static void drain_rcu_frees(long before)
+{
+	unsigned long deadline = jiffies + 2 * 5 * HZ;
+
+	do {
+		drain_deferred_frees();
+	} while (zsp_slab_pages() - before > SLACK_PAGES && time_before(jiffies, deadline));
+}
+
 static void z2_kvfree_rcu_headless(struct kunit *test)
 {
-	void *p = ZERO_SIZE_PTR, *q = NULL;
-	void *real = kmalloc(64, GFP_KERNEL);
+	void *zsp = ZERO_SIZE_PTR, *null = NULL, *vzero;
+	void **p = scratch(test, RCU_FILL);
+	long before, during;
+	size_t i;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, real);
+	before = zsp_slab_pages();
+	for (i = 0; i < RCU_FILL; i++) {
+		p[i] = kmalloc(BIG, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
+	}
+	during = zsp_slab_pages();
+	vzero = kvmalloc(runtime_zero(), GFP_KERNEL);
 	migrate_disable();
-	kvfree_rcu(p);
-	kvfree_rcu(q);
-	kvfree_rcu(real);
-	p = kvmalloc(runtime_zero(), GFP_KERNEL);
-	kvfree_rcu(p);
-	fill_rcu_batch(test);
+	kvfree_rcu(zsp);
+	kvfree_rcu(null);
+	kvfree_rcu(vzero);
+	for (i = 0; i < RCU_FILL; i++) {
+		kvfree_rcu(p[i]);
+		if (i % 64 == 0)
+			kvfree_rcu(zsp);
+	}
 	migrate_enable();
-	wait_rcu_batches();
-	KUNIT_SUCCEED(test);
+	drain_rcu_frees(before);
+	expect_pages_back(test, before, during, RCU_FILL * BIG_PAGES);
 }
 
 static void z2_kfree_rcu_rcu_head(struct kunit *test)
 {
-	struct zsp_rcu_obj *p = ZERO_SIZE_PTR, *q = NULL;
-	struct zsp_rcu_obj *real = kmalloc(sizeof(*real), GFP_KERNEL);
+	struct zsp_rcu_obj *zsp = ZERO_SIZE_PTR, *null = NULL;
+	struct zsp_rcu_obj **p = kunit_kcalloc(test, RCU_FILL, sizeof(*p), GFP_KERNEL);
+	long before, during;
+	size_t i;
 
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, real);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p);
+	before = zsp_slab_pages();
+	for (i = 0; i < RCU_FILL; i++) {
+		p[i] = kmalloc(sizeof(**p), GFP_KERNEL);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
+	}
+	during = zsp_slab_pages();
 	migrate_disable();
-	kfree_rcu(p, rcu);
-	kfree_rcu(q, rcu);
-	kfree_rcu(real, rcu);
-	fill_rcu_batch(test);
+	kfree_rcu(zsp, rcu);
+	kfree_rcu(null, rcu);
+	for (i = 0; i < RCU_FILL; i++) {
+		kfree_rcu(p[i], rcu);
+		if (i % 64 == 0)
+			kfree_rcu(zsp, rcu);
+	}
 	migrate_enable();
-	wait_rcu_batches();
-	KUNIT_SUCCEED(test);
+	drain_rcu_frees(before);
+	expect_pages_back(test, before, during, RCU_FILL * BIG_PAGES);
 }
 
 /* ---- Z3: queries ------------------------------------------------------- */
@@ -428,9 +835,8 @@ static void z4_krealloc_to_zero(struct kunit *test)
 	during = zsp_slab_pages();
 	for (i = 0; i < NR_BIG; i++)
 		not_zsp += krealloc(p[i], runtime_zero(), GFP_KERNEL) != ZERO_SIZE_PTR;
-	shrink_kmalloc_big();
 	KUNIT_EXPECT_EQ(test, not_zsp, 0);
-	expect_pages_back(test, before, during);
+	expect_pages_back(test, before, during, NR_BIG * BIG_PAGES);
 }
 
 static void z4_krealloc_from_zsp(struct kunit *test)
@@ -469,21 +875,49 @@ static void expect_distinct(struct kunit *test, void **p, int n)
 	KUNIT_EXPECT_EQ_MSG(test, dup, 0, "objects handed out twice");
 }
 
-/* Create, use singly and in bulk, destroy: one zero-sized cache. */
-static void exercise_empty_cache(struct kunit *test, unsigned int align,
-				 slab_flags_t flags, void (*ctor)(void *))
+/* Many objects, allocated and freed: all come back. */
+static void expect_empty_objects_freed(struct kunit *test, struct kmem_cache *s)
 {
-	struct kmem_cache *s;
+	void **p = scratch(test, NR_EMPTY);
+	long before, during;
+	int i, got = 0;
+
+	before = zsp_slab_pages();
+	for (i = 0; i < NR_EMPTY; i++) {
+		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		if (ZERO_OR_NULL_PTR(p[i]))
+			continue;
+		got++;
+	}
+	during = zsp_slab_pages();
+	for (i = 0; i < NR_EMPTY; i++)
+		if (!ZERO_OR_NULL_PTR(p[i]))
+			kmem_cache_free(s, p[i]);
+	KUNIT_EXPECT_EQ(test, got, NR_EMPTY);
+	shrink(s);
+	KUNIT_EXPECT_GE_MSG(test, during - before, 1L,
+			    "%d objects took no slab page", NR_EMPTY);
+	KUNIT_EXPECT_LE_MSG(test, zsp_slab_pages() - before, (long)SLACK_PAGES,
+			    "%ld slab pages not freed", zsp_slab_pages() - before);
+}
+
+/*
+ * Use one zero-sized cache singly and in bulk, then destroy it: SLAB and
+ * SLUB warn when it still has objects.
+ */
+static void exercise_empty_cache_of(struct kunit *test, struct kmem_cache *s,
+				    unsigned int align)
+{
 	void *one[ZSP_OBJS], *bulk[ZSP_OBJS];
-	int i, got;
+	int i, got, misaligned = 0;
 
-	s = kmem_cache_create("zsp_empty", sizeof(struct zsp_empty), align,
-			      flags, ctor);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
-
-	for (i = 0; i < ZSP_OBJS; i++)
+	for (i = 0; i < ZSP_OBJS; i++) {
 		one[i] = kmem_cache_alloc(s, GFP_KERNEL);
+		misaligned += align && !IS_ALIGNED((unsigned long)one[i], align);
+	}
 	expect_distinct(test, one, ZSP_OBJS);
+	KUNIT_EXPECT_EQ_MSG(test, misaligned, 0, "objects not aligned to %u", align);
 	for (i = 0; i < ZSP_OBJS; i++)
 		if (!ZERO_OR_NULL_PTR(one[i]))
 			kmem_cache_free(s, one[i]);
@@ -494,7 +928,17 @@ static void exercise_empty_cache(struct kunit *test, unsigned int align,
 		expect_distinct(test, bulk, ZSP_OBJS);
 		kmem_cache_free_bulk(s, ZSP_OBJS, bulk);
 	}
+	expect_empty_objects_freed(test, s);
 	kmem_cache_destroy(s);
+}
+
+static void exercise_empty_cache(struct kunit *test, unsigned int align,
+				 slab_flags_t flags, void (*ctor)(void *))
+{
+	struct kmem_cache *s = kmem_cache_create("zsp_empty", sizeof(struct zsp_empty),
+						 align, flags, ctor);
+
+	exercise_empty_cache_of(test, s, align);
 }
 
 static void z5_cache_plain(struct kunit *test)
@@ -524,6 +968,50 @@ static void z5_cache_align(struct kunit *test)
 	exercise_empty_cache(test, 64, 0, NULL);
 }
 
+/* The debug flags: no-ops on kernels without slab debugging. */
+static void z5_cache_red_zone(struct kunit *test)
+{
+	exercise_empty_cache(test, 0, SLAB_RED_ZONE, NULL);
+}
+
+static void z5_cache_poison(struct kunit *test)
+{
+	exercise_empty_cache(test, 0, SLAB_POISON, NULL);
+}
+
+static void z5_cache_store_user(struct kunit *test)
+{
+	exercise_empty_cache(test, 0, SLAB_STORE_USER, NULL);
+}
+
+static void z5_cache_account(struct kunit *test)
+{
+	exercise_empty_cache(test, 0, SLAB_ACCOUNT, NULL);
+}
+
+static void z5_cache_reclaim_account(struct kunit *test)
+{
+	exercise_empty_cache(test, 0, SLAB_RECLAIM_ACCOUNT, NULL);
+}
+
+static void z5_cache_dma32(struct kunit *test)
+{
+	exercise_empty_cache(test, 0, SLAB_CACHE_DMA32, NULL);
+}
+
+/* The way real users create such a cache. */
+static void z5_kmem_cache_macro(struct kunit *test)
+{
+	exercise_empty_cache_of(test, KMEM_CACHE(zsp_empty, 0), 0);
+}
+
+/* The usercopy variant, which kmem_cache_create() wraps. */
+static void z5_cache_usercopy(struct kunit *test)
+{
+	exercise_empty_cache_of(test, kmem_cache_create_usercopy("zsp_empty", 0, 0, 0,
+								 0, 0, NULL), 0);
+}
+
 /* ---- Z6: access through ZERO_SIZE_PTR faults ---------------------------- */
 
 struct fault_job {
@@ -546,14 +1034,14 @@ static int fault_thread(void *arg)
 
 /*
  * Returns whether the thread got past its access. A thread that faulted
- * never completes; it is done once the oops has it exiting. Polling for
+ * never completes; it is done once the oops has it dead. Polling for
  * that, rather than sleeping out a fixed timeout, keeps this case short.
  */
 static bool wait_fault_thread(struct task_struct *t, struct completion *survived)
 {
 	unsigned long deadline = jiffies + 3 * HZ;
 
-	while (!completion_done(survived) && !(READ_ONCE(t->flags) & PF_EXITING) &&
+	while (!completion_done(survived) && !READ_ONCE(t->exit_state) &&
 	       time_before(jiffies, deadline))
 		msleep(20);
 	/* A thread that survived completes before it exits: no false oops. */
@@ -562,24 +1050,30 @@ static bool wait_fault_thread(struct task_struct *t, struct completion *survived
 
 /*
  * The access runs in a thread of its own: the oops kills that thread and
- * the guest lives on. The harness also checks that the oops names 0x10.
+ * the guest lives on. The thread must die of the oops (make_task_dead()
+ * exits with SIGKILL or SIGSEGV), not return. The harness checks the
+ * rest: exactly one oops in this case, from zsp_fault, naming 0x10, with
+ * the access announced below.
  */
 static void expect_fault(struct kunit *test, bool write)
 {
 	struct fault_job job = { .write = write };
 	struct task_struct *t;
 	bool survived;
+	int code;
 
 	init_completion(&job.survived);
-	kunit_info(test, "zsp-expect-oops\n");
+	kunit_info(test, "zsp-expect-oops %s\n", write ? "write" : "read");
 	t = kthread_create(fault_thread, &job, "zsp_fault");
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
 	get_task_struct(t);
 	wake_up_process(t);
 	survived = wait_fault_thread(t, &job.survived);
 	KUNIT_EXPECT_FALSE_MSG(test, survived, "access through ZERO_SIZE_PTR did not fault");
-	KUNIT_EXPECT_TRUE(test, t->flags & PF_EXITING);
-	KUNIT_EXPECT_TRUE(test, test_taint(TAINT_DIE));
+	KUNIT_EXPECT_NE_MSG(test, READ_ONCE(t->exit_state), 0, "the faulting thread lives on");
+	code = READ_ONCE(t->exit_code);
+	KUNIT_EXPECT_TRUE_MSG(test, code == SIGKILL || code == SIGSEGV,
+			      "the faulting thread exited with %d, not by the oops", code);
 	put_task_struct(t);
 }
 
@@ -597,17 +1091,106 @@ static void z6_read_faults(struct kunit *test)
 
 /*
  * A zero-size request allocates nothing and so cannot sleep: no allocator
- * may complain about it in atomic context. The harness fails the case on
- * any splat printed while it runs.
+ * may complain about it in atomic context. Each Z1 API runs with
+ * preemption off and GFP_KERNEL (the flag might_alloc() checks); the
+ * harness fails the case on any splat printed while it runs.
  */
 static void z7_kmalloc_zero_atomic(struct kunit *test)
 {
 	void *p;
 
-	preempt_disable();
+	atomic_begin();
 	p = kmalloc(runtime_zero(), GFP_KERNEL);
 	preempt_enable();
 	KUNIT_EXPECT_PTR_EQ(test, p, ZERO_SIZE_PTR);
+}
+
+static void z7_kmalloc_node_atomic(struct kunit *test)
+{
+	void *p;
+
+	atomic_begin();
+	p = kmalloc_node(runtime_zero(), GFP_KERNEL, NUMA_NO_NODE);
+	preempt_enable();
+	KUNIT_EXPECT_PTR_EQ(test, p, ZERO_SIZE_PTR);
+}
+
+static void z7_kzalloc_kcalloc_atomic(struct kunit *test)
+{
+	void *p[4];
+
+	atomic_begin();
+	p[0] = kzalloc(runtime_zero(), GFP_KERNEL);
+	p[1] = kcalloc(runtime_zero(), 16, GFP_KERNEL);
+	p[2] = kcalloc(16, runtime_zero(), GFP_KERNEL);
+	p[3] = kmalloc_array(8, runtime_zero(), GFP_KERNEL);
+	preempt_enable();
+	KUNIT_EXPECT_PTR_EQ(test, p[0], ZERO_SIZE_PTR);
+	KUNIT_EXPECT_PTR_EQ(test, p[1], ZERO_SIZE_PTR);
+	KUNIT_EXPECT_PTR_EQ(test, p[2], ZERO_SIZE_PTR);
+	KUNIT_EXPECT_PTR_EQ(test, p[3], ZERO_SIZE_PTR);
+}
+
+static void z7_track_caller_kmemdup_atomic(struct kunit *test)
+{
+	static const char src[] = "x";
+	void *p, *q;
+
+	atomic_begin();
+	p = kmalloc_track_caller(runtime_zero(), GFP_KERNEL);
+	q = kmemdup(src, runtime_zero(), GFP_KERNEL);
+	preempt_enable();
+	KUNIT_EXPECT_PTR_EQ(test, p, ZERO_SIZE_PTR);
+	KUNIT_EXPECT_PTR_EQ(test, q, ZERO_SIZE_PTR);
+}
+
+static void z7_kvmalloc_atomic(struct kunit *test)
+{
+	void *p;
+
+	atomic_begin();
+	p = kvmalloc(runtime_zero(), GFP_KERNEL);
+	preempt_enable();
+	KUNIT_EXPECT_PTR_EQ(test, p, ZERO_SIZE_PTR);
+}
+
+static void z7_devm_kmalloc_atomic(struct kunit *test)
+{
+	struct device *dev = __root_device_register("zsp_z7", NULL);
+	void *p;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	atomic_begin();
+	p = devm_kmalloc(dev, runtime_zero(), GFP_KERNEL);
+	preempt_enable();
+	KUNIT_EXPECT_PTR_EQ(test, p, ZERO_SIZE_PTR);
+	root_device_unregister(dev);
+}
+
+/* A pool may sleep for a GFP_KERNEL element: atomic users ask GFP_ATOMIC. */
+static void z7_mempool_atomic(struct kunit *test)
+{
+	mempool_t *pool = mempool_create_kmalloc_pool(NR_POOL, runtime_zero());
+	void *e[2 * NR_POOL];
+	int i, not_zsp = 0;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, pool);
+	atomic_begin();
+	for (i = 0; i < ARRAY_SIZE(e); i++) {
+		e[i] = mempool_alloc(pool, GFP_ATOMIC);
+		not_zsp += e[i] != ZERO_SIZE_PTR;
+	}
+	for (i = 0; i < ARRAY_SIZE(e); i++)
+		if (e[i])
+			mempool_free(e[i], pool);
+	preempt_enable();
+	KUNIT_EXPECT_EQ(test, not_zsp, 0);
+	mempool_destroy(pool);
+}
+
+static void z7_no_slab_memory_atomic(struct kunit *test)
+{
+	no_slab_memory(test, true);
 }
 
 static struct kunit_case z1_cases[] = {
@@ -620,6 +1203,7 @@ static struct kunit_case z1_cases[] = {
 	KUNIT_CASE(z1_kmemdup),
 	KUNIT_CASE(z1_kvmalloc),
 	KUNIT_CASE(z1_devm_kmalloc),
+	KUNIT_CASE(z1_mempool_kmalloc_pool),
 	KUNIT_CASE(z1_no_slab_memory),
 	{}
 };
@@ -630,10 +1214,21 @@ static struct kunit_case z2_cases[] = {
 	KUNIT_CASE(z2_kvfree),
 	KUNIT_CASE(z2_devm_kfree),
 	KUNIT_CASE(z2_kmem_cache_free),
+	KUNIT_CASE(z2_kmem_cache_free_small),
+	KUNIT_CASE(z2_kmem_cache_free_rcu),
+	KUNIT_CASE(z2_kmem_cache_free_zero_sized),
+	KUNIT_CASE(z2_kmem_cache_free_accounted),
 	KUNIT_CASE(z2_kfree_bulk_sentinels),
 	KUNIT_CASE(z2_kfree_bulk_mixed),
+	KUNIT_CASE(z2_kfree_bulk_small),
+	KUNIT_CASE(z2_kfree_bulk_accounted),
 	KUNIT_CASE(z2_kmem_cache_free_bulk_null_cache),
 	KUNIT_CASE(z2_kmem_cache_free_bulk_mixed),
+	KUNIT_CASE(z2_kmem_cache_free_bulk_small),
+	KUNIT_CASE(z2_kmem_cache_free_bulk_rcu),
+	KUNIT_CASE(z2_kmem_cache_free_bulk_zero_sized),
+	KUNIT_CASE(z2_kmem_cache_free_bulk_accounted),
+	KUNIT_CASE(z2_kmem_cache_free_bulk_sentinels_only),
 	KUNIT_CASE(z2_kvfree_rcu_headless),
 	KUNIT_CASE(z2_kfree_rcu_rcu_head),
 	{}
@@ -657,11 +1252,26 @@ static struct kunit_case z5_cases[] = {
 	KUNIT_CASE(z5_cache_typesafe_by_rcu),
 	KUNIT_CASE(z5_cache_ctor),
 	KUNIT_CASE(z5_cache_align),
+	KUNIT_CASE(z5_cache_red_zone),
+	KUNIT_CASE(z5_cache_poison),
+	KUNIT_CASE(z5_cache_store_user),
+	KUNIT_CASE(z5_cache_account),
+	KUNIT_CASE(z5_cache_reclaim_account),
+	KUNIT_CASE(z5_cache_dma32),
+	KUNIT_CASE(z5_kmem_cache_macro),
+	KUNIT_CASE(z5_cache_usercopy),
 	{}
 };
 
 static struct kunit_case z7_cases[] = {
 	KUNIT_CASE(z7_kmalloc_zero_atomic),
+	KUNIT_CASE(z7_kmalloc_node_atomic),
+	KUNIT_CASE(z7_kzalloc_kcalloc_atomic),
+	KUNIT_CASE(z7_track_caller_kmemdup_atomic),
+	KUNIT_CASE(z7_kvmalloc_atomic),
+	KUNIT_CASE(z7_devm_kmalloc_atomic),
+	KUNIT_CASE(z7_mempool_atomic),
+	KUNIT_CASE(z7_no_slab_memory_atomic),
 	{}
 };
 
@@ -675,7 +1285,9 @@ static struct kunit_case z6_cases[] = {
 #define ZSP_SUITE(_name, _cases)		\
 	static struct kunit_suite _name = {	\
 		.name = #_name,			\
+		.suite_init = zsp_suite_init,	\
 		.init = zsp_case_init,		\
+		.exit = zsp_case_exit,		\
 		.test_cases = _cases,		\
 	}
 
@@ -686,6 +1298,12 @@ ZSP_SUITE(zero_size_resize, z4_cases);
 ZSP_SUITE(zero_size_cache, z5_cases);
 ZSP_SUITE(zero_size_identical, z7_cases);
 ZSP_SUITE(zero_size_fault, z6_cases);
+
+/* In the order KUnit runs them; the first one lists them all. */
+static struct kunit_suite *zsp_suites[ZSP_NR_SUITES + 1] = {
+	&zero_size_alloc, &zero_size_free, &zero_size_query, &zero_size_resize,
+	&zero_size_cache, &zero_size_identical, &zero_size_fault, NULL
+};
 
 kunit_test_suites(&zero_size_alloc, &zero_size_free, &zero_size_query,
 		  &zero_size_resize, &zero_size_cache, &zero_size_identical,
