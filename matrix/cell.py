@@ -5,9 +5,16 @@ its results, booting again until every case has one.
 
 A case that crashes or hangs the guest gets that status; the next boot
 skips every case that already has a result and resumes after it. KTAP is
-parsed by the tree's own kunit.py. A pass is downgraded to a failure when
-the console shows a splat during the case, and a case that announced an
-expected oops passes only if the oops names ZERO_SIZE_PTR's address.
+parsed by the tree's own kunit.py. The console overrides it: an oops in a
+case's window is a crash, a splat fails it, and a case that announced an
+expected oops (Z6) passes only with exactly one oops, at ZERO_SIZE_PTR's
+address, in the zsp_fault thread, of the announced access.
+
+Nothing is lost: every case the module listed (zsp-cases) ends with a
+result or an error row; what the kernel printed outside every case fails
+the module's row ("<module>.outside_cases"; "cell.boot" outside any
+module); a case reported twice is an error; and a QEMU that failed or was
+killed gives "error", never a kernel verdict.
 """
 
 import argparse
@@ -18,13 +25,21 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, asdict
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set, Tuple
 
 import boot
 import console
 import reuse
 
 SUITE_MODULE = 'zero_size_test'
+OUTSIDE = 'outside_cases'
+HOST_FAULT = 'host or QEMU fault, not a kernel verdict'
+# Worse wins when two things happened to one row.
+SEVERITY = ['pass', 'skip', 'fail', 'error', 'hang', 'crash']
+EVENT_STATUS = {'oops': 'crash', 'panic': 'crash', 'lockup': 'hang', 'splat': 'fail'}
+OUTCOME_STATUS = {'crash': 'crash', 'panic': 'crash', 'hang': 'hang',
+		  'timeout': 'hang', 'qemu-error': 'error'}
+KUNIT_STATUS = {'PASS': 'pass', 'FAIL': 'fail', 'SKIP': 'skip'}
 
 
 @dataclass
@@ -34,6 +49,51 @@ class CaseResult:
 	status: str		# pass, fail, skip, crash, hang, error
 	detail: str
 	boot: int
+
+
+def z6_problem(ev: console.CaseEvents) -> str:
+	"""What is wrong with the oops of a case that announced one, or ''."""
+	oopses = ev.oopses
+	if not oopses:
+		return 'no oops: the access through ZERO_SIZE_PTR did not fault'
+	if len(oopses) > 1:
+		return (f'{len(oopses)} oopses in the case, expected one: '
+			+ '; '.join(o.describe() for o in oopses))
+	o = oopses[0]
+	if o.kind != 'oops':
+		return f'expected an oops, got: {o.describe()}'
+	if not console.ZSP_FAULT.search(o.line):
+		return f'oops does not name address 0x10: {o.describe()}'
+	if o.comm != 'zsp_fault':
+		return f"oops in {o.comm or 'an unnamed task'}, not zsp_fault: {o.line}"
+	if not ev.access:
+		return 'zsp-expect-oops named no access (read|write)'
+	if o.access != ev.access:
+		return (f"a {o.access or 'unknown'} access faulted, the case announced "
+			f'{ev.access}: {o.line}')
+	return ''
+
+
+def console_verdict(status: str, detail: str,
+		    ev: console.CaseEvents) -> Tuple[str, str]:
+	"""kunit.py's verdict as the case's console window amends it."""
+	if ev.expects_oops:
+		problem = z6_problem(ev)
+		if status == 'pass' and problem:
+			status, detail = 'fail', problem
+		elif status != 'pass' and not detail and ev.oopses:
+			detail = ev.oopses[0].describe()
+	elif ev.oopses:
+		# Whatever KUnit said, the kernel died in this window.
+		first = ev.oopses[0]
+		return EVENT_STATUS[first.kind], first.describe()
+	heads = {o.line for o in ev.oopses}
+	splats = [s for s in ev.splats if s.line not in heads]
+	if splats and status in ('pass', 'skip', 'fail'):
+		why = 'splat: ' + splats[0].describe()
+		detail = f'{detail}; {why}' if status == 'fail' and detail else why
+		status = 'fail'
+	return status, detail
 
 
 def make_initrd(base: str, gen_init_cpio: str, modules: List[str],
@@ -57,6 +117,8 @@ def make_initrd(base: str, gen_init_cpio: str, modules: List[str],
 class Cell:
 	def __init__(self, args: argparse.Namespace) -> None:
 		self.args = args
+		# Row key -> result. A case's key is its name; a module's own row
+		# is "<module>" or "<module>.outside_cases", the cell's "cell.<x>".
 		self.results: Dict[str, CaseResult] = {}
 		self.suite_of: Dict[str, str] = {}
 		self.boots: List[dict] = []
@@ -64,11 +126,56 @@ class Cell:
 		self.modules_done: set = set()
 		# Cases of zero_size_test with a result: skipped in later boots.
 		self.suite_cases: set = set()
+		# Case -> suite: the union of every boot's zsp-cases lines.
+		self.expected: Dict[str, str] = {}
+		self.suite_loaded = False
+		# Rows written by the boot being collected, and those of them a
+		# fatal event outside the cases went to.
+		self.touched: Set[str] = set()
+		self.fatal_rows: Set[str] = set()
+
+	# -- rows --------------------------------------------------------------
+
+	def record(self, case: str, status: str, detail: str, n: int,
+		   suite: Optional[str] = None) -> None:
+		"""Sets a case's result (its key is its name)."""
+		suite = suite or self.suite_of.get(case, '?')
+		self.results[case] = CaseResult(suite, case, status, detail, n)
+		self.touched.add(case)
+
+	def merge(self, key: str, suite: str, case: str, status: str, detail: str,
+		  n: int) -> None:
+		"""Adds to a row that may already hold something: worse wins, and the
+		detail keeps every distinct reason."""
+		old = self.results.get(key)
+		self.touched.add(key)
+		if not old:
+			self.results[key] = CaseResult(suite, case, status, detail, n)
+			return
+		if status == 'pass':
+			return
+		if old.status == 'pass':
+			old.status, old.detail, old.boot = status, detail, n
+			return
+		reasons = [old.detail, detail]
+		if SEVERITY.index(status) > SEVERITY.index(old.status):
+			old.status, old.boot = status, n
+			reasons.reverse()
+		old.detail = '; '.join(dict.fromkeys(d for d in reasons if d))
+
+	def module_row(self, module: str, zsp: bool) -> Tuple[str, str, str]:
+		"""(key, suite, case) of the row for what a module printed outside its
+		cases: zero_size_test's "outside_cases"; an upstream module's own
+		row (test_meminit has only that one)."""
+		if zsp or module == SUITE_MODULE:
+			return f'{module}.{OUTSIDE}', module, OUTSIDE
+		return module, module, module
 
 	# -- one boot --------------------------------------------------------
 
-	def kunit_parse(self, seg: console.Segment, stem: str) -> Dict[str, str]:
-		"""Case name -> kunit.py's status, for one module's KTAP."""
+	def kunit_parse(self, seg: console.Segment, stem: str) -> List[Tuple[str, str]]:
+		"""(case, kunit.py's status) for one module's KTAP, in order, each
+		time the KTAP reports it (a name twice is an error, not "last wins")."""
 		log = stem + '.ktap'
 		with open(log, 'w') as f:
 			f.write('\n'.join(seg.lines) + '\n')
@@ -77,7 +184,7 @@ class Cell:
 			subprocess.run([sys.executable, self.args.kunit_tool, 'parse',
 					f'--json={out}', log], stdout=plog,
 				       stderr=subprocess.STDOUT, check=False)
-		statuses: Dict[str, str] = {}
+		statuses: List[Tuple[str, str]] = []
 		try:
 			with open(out) as f:
 				tree = json.load(f)
@@ -88,68 +195,137 @@ class Cell:
 			for sub in group.get('sub_groups', []):
 				walk(sub)
 			for case in group.get('test_cases', []):
-				statuses[case['name']] = case['status']
-				self.suite_of.setdefault(case['name'], group['name'])
+				# kunit.py names a missing subtest '': the expected list
+				# accounts for it.
+				if case['name']:
+					statuses.append((case['name'], case['status']))
+					self.suite_of.setdefault(case['name'], group['name'])
 		walk(tree)
 		return statuses
 
-	def record(self, case: str, status: str, detail: str, n: int) -> None:
-		suite = self.suite_of.get(case, '?')
-		self.results[case] = CaseResult(suite, case, status, detail, n)
-
 	def judge(self, case: str, kstatus: str, ev: Optional[console.CaseEvents],
 		  n: int) -> None:
-		status = {'PASS': 'pass', 'FAIL': 'fail', 'SKIP': 'skip'}.get(kstatus, 'error')
+		status = KUNIT_STATUS.get(kstatus, 'error')
 		detail = '' if status != 'error' else f'kunit.py status {kstatus}'
-		if ev and status == 'pass':
-			oopses = ev.oopses
-			splats = [s for s in ev.splats if s not in oopses]
-			if ev.expects_oops and not any(console.ZSP_FAULT.search(o) for o in oopses):
-				status, detail = 'fail', 'no oops naming address 0x10'
-			elif splats:
-				status, detail = 'fail', 'splat: ' + splats[0]
-			elif oopses and not ev.expects_oops:
-				status, detail = 'crash', oopses[0]
-		elif ev and ev.oopses and ev.expects_oops:
-			detail = ev.oopses[0]
+		if ev and status == 'fail' and ev.failures:
+			detail = ev.failures[0]
+		if ev:
+			status, detail = console_verdict(status, detail, ev)
 		self.record(case, status, detail, n)
 
 	def collect(self, n: int, stem: str, skip: List[str], r: boot.BootResult,
 		    sc: console.Scan) -> None:
+		self.touched = set()
+		self.fatal_rows = set()
 		for i, seg in enumerate(sc.segments):
+			self.collect_segment(n, f'{stem}.{i}.{seg.module}', seg, skip, sc)
+		self.collect_unfinished(n, skip, sc)
+		for case in dict.fromkeys(sc.duplicates):
+			self.record(case, 'error', f'zsp-start printed twice in boot {n}: '
+				    'the module ran the case twice', n)
+			self.suite_cases.add(case)
+		self.collect_outside(n, sc)
+		if r.outcome != 'poweroff':
+			self.collect_end(n, skip, r, sc)
+
+	def collect_segment(self, n: int, stem: str, seg: console.Segment,
+			    skip: List[str], sc: console.Scan) -> None:
+		if seg.rc is not None:
+			self.modules_done.add(seg.module)
+		if seg.module == SUITE_MODULE:
+			self.suite_loaded = True
+		for suite, cases in seg.expected.items():
+			for case in cases:
+				self.expected.setdefault(case, suite)
+				self.suite_of.setdefault(case, suite)
+		if seg.module == 'test_meminit':
+			self.suite_of['test_meminit'] = 'test_meminit'
 			if seg.rc is not None:
-				self.modules_done.add(seg.module)
-			if seg.module == 'test_meminit':
-				self.suite_of['test_meminit'] = 'test_meminit'
-				if seg.rc is not None:
-					ok = seg.rc == 0 and sc.meminit and 'passed' in sc.meminit
-					self.record('test_meminit', 'pass' if ok else 'fail',
-						    sc.meminit or f'insmod rc={seg.rc}', n)
-				continue
-			statuses = self.kunit_parse(seg, f'{stem}.{i}.{seg.module}')
-			for case, kstatus in statuses.items():
-				if case in skip or case in self.results:
-					continue
-				ev = sc.cases.get(case)
-				if kstatus == 'ERROR' and (not ev or not ev.finished):
-					continue	# never finished: judged below
-				self.judge(case, kstatus, ev, n)
-				if seg.module == SUITE_MODULE:
-					self.suite_cases.add(case)
-		if r.outcome == 'poweroff':
+				ok = seg.rc == 0 and sc.meminit and 'passed' in sc.meminit
+				self.record('test_meminit', 'pass' if ok else 'fail',
+					    sc.meminit or f'insmod rc={seg.rc}', n)
 			return
-		status = 'hang' if r.outcome in ('hang', 'timeout') else 'crash'
-		ev = sc.cases.get(sc.running) if sc.running else None
-		reason = ev.oopses[0] if ev and ev.oopses else r.reason
-		open_seg = next((s for s in sc.segments if s.rc is None), None)
+		statuses = self.kunit_parse(seg, stem)
+		names = [case for case, _ in statuses]
+		twice = {c for c in names if names.count(c) > 1}
+		twice |= {c for c, k in seg.results.items() if k > 1}
+		for case, kstatus in dict(statuses).items():
+			if case in skip or case in self.results:
+				continue
+			ev = sc.cases.get(case)
+			if case in twice:
+				self.record(case, 'error', f'{seg.module} reported {case} twice '
+					    f'in one KTAP (boot {n})', n)
+			elif kstatus == 'ERROR' and (not ev or not ev.finished):
+				continue	# never finished: judged below
+			elif seg.zsp and kstatus == 'PASS' and not (ev and ev.started):
+				self.record(case, 'error', 'passed without printing zsp-start: '
+					    'its console window is unknown', n)
+			else:
+				self.judge(case, kstatus, ev, n)
+			if seg.zsp or seg.module == SUITE_MODULE:
+				self.suite_cases.add(case)
+
+	def collect_unfinished(self, n: int, skip: List[str], sc: console.Scan) -> None:
+		"""A case that started, is not the one the boot ended in, and has no
+		result line: its "ok" line was lost. An error, never a silent gap."""
+		for case, ev in sc.cases.items():
+			if (ev.started and not ev.finished and case != sc.running
+			    and case not in skip and case not in self.touched):
+				self.record(case, 'error', f'no result from the suite: started '
+					    f'in boot {n}, printed no ok/not ok line', n)
+				self.suite_cases.add(case)
+
+	def collect_outside(self, n: int, sc: console.Scan) -> None:
+		seg_zsp = {s.module: s.zsp for s in sc.segments}
+		for o in sc.outside:
+			if o.module is None:
+				key, suite, case = 'cell.boot', 'cell', 'boot'
+			else:
+				key, suite, case = self.module_row(o.module, seg_zsp.get(o.module, False))
+			status = EVENT_STATUS[o.event.kind]
+			self.merge(key, suite, case, status,
+				   f'{status} {o.where}: {o.event.describe()}', n)
+			if o.event.fatal:
+				self.fatal_rows.add(key)
+
+	def collect_end(self, n: int, skip: List[str], r: boot.BootResult,
+			sc: console.Scan) -> None:
+		"""The boot ended without powering off: blame what was running."""
+		status = OUTCOME_STATUS.get(r.outcome, 'error')
+		host = status == 'error'
+		if sc.running in skip:
+			# The plan skipped it and it ran: its result stands, the boot
+			# proves nothing about it.
+			self.record(f'boot-{n}', 'error', f'{r.outcome} in {sc.running}, '
+				    'which zero_size_plan was to skip', n, suite='cell')
+			return
 		if sc.running:
-			# Only zero_size_test prints zsp-start lines.
-			self.record(sc.running, status, reason, n)
+			self.record(sc.running, status,
+				    self.end_detail(r, sc.cases[sc.running], host), n)
 			self.suite_cases.add(sc.running)
-		elif open_seg and open_seg.module != SUITE_MODULE:
-			self.suite_of.setdefault(open_seg.module, open_seg.module)
-			self.record(open_seg.module, status, reason, n)
-			self.modules_done.add(open_seg.module)
+			return
+		if host:
+			self.record(f'boot-{n}', 'error', f'{r.reason}: {HOST_FAULT} '
+				    f'({sc.end_where}, no case running)', n, suite='cell')
+			return
+		open_seg = next((s for s in sc.segments if s.rc is None), None)
+		if open_seg:
+			key, suite, case = self.module_row(open_seg.module, open_seg.zsp)
+			if key == open_seg.module:
+				self.modules_done.add(open_seg.module)
+		else:
+			key, suite, case = 'cell.boot', 'cell', 'boot'
+		if key not in self.fatal_rows:
+			# Silence or a timeout: no line of the log says more.
+			self.merge(key, suite, case, status, f'{status} {sc.end_where}: {r.reason}', n)
+
+	def end_detail(self, r: boot.BootResult, ev: console.CaseEvents, host: bool) -> str:
+		if host:
+			return f'{r.reason}: {HOST_FAULT}'
+		# The oops a Z6 case announced is not what stopped the guest.
+		fatal = ev.oopses[1:] if ev.expects_oops else ev.oopses
+		return fatal[0].describe() if fatal else r.reason
 
 	# -- the resume loop -------------------------------------------------
 
@@ -177,7 +353,6 @@ class Cell:
 			skip = sorted(self.suite_cases)
 			stem = os.path.join(a.out, f'boot-{n}')
 			make_initrd(a.initrd, a.gen_init_cpio, modules, skip, stem + '.cpio')
-			known = len(self.results)
 			r = boot.boot(a.kernel, stem + '.cpio', stem + '.log',
 				      a.timeout, a.silence)
 			os.unlink(stem + '.cpio')
@@ -188,26 +363,60 @@ class Cell:
 			print(f'    {a.tree}-{a.alloc} boot {n}: {r.outcome} in {r.seconds:.1f}s'
 			      + (f' ({r.reason})' if r.outcome != 'poweroff' else ''),
 			      file=sys.stderr, flush=True)
+			known = set(self.results)
 			self.collect(n, stem, skip, r, sc)
-			suite_done = any(s.module == SUITE_MODULE and s.rc is not None
-					 for s in sc.segments)
-			if r.outcome == 'poweroff' or suite_done and sc.done:
-				break
-			if len(self.results) == known:
-				self.record(f'boot-{n}', 'error',
-					    f'{r.outcome} before any case ran: {r.reason}', n)
-				break
 			modules = [m for m in modules if m not in self.modules_done]
-		if not self.suite_cases:
-			self.suite_of['zero_size_test'] = 'cell'
-			self.record('zero_size_test', 'error',
-				    'no result from the suite (KTAP missing or unreadable); '
-				    f'see {self.boots[-1]["log"]}', len(self.boots))
+			if not self.boot_again(r, sc, known, modules):
+				break
+		self.finish()
+
+	def boot_again(self, r: boot.BootResult, sc: console.Scan, known: Set[str],
+		       modules: List[str]) -> bool:
+		suite_done = any(s.module == SUITE_MODULE and s.rc is not None
+				 for s in sc.segments)
+		if r.outcome == 'poweroff' or suite_done and sc.done:
+			return False
+		if not sc.running and (r.outcome == 'qemu-error'
+				       or not any(s.rc is None for s in sc.segments)):
+			# It ended outside every module (kernel boot, shutdown), or
+			# QEMU failed with no case to blame: a boot again would repeat it.
+			return False
+		if all(self.results[k].suite == 'cell' for k in set(self.results) - known):
+			# No case or module got a result (the cell's own rows are no
+			# progress): another boot would end the same way.
+			return False
+		left = [c for c in self.expected if c not in self.results]
+		# Only the suite is left and every case it listed has a result.
+		return bool(left) or not self.expected or any(m != SUITE_MODULE for m in modules)
+
+	def finish(self) -> None:
+		"""Every case the module listed has a row; so does a suite that
+		listed nothing or reported nothing."""
+		n = len(self.boots)
+		log = self.boots[-1]['log'] if self.boots else '-'
+		if not self.suite_loaded:
+			why = f'{SUITE_MODULE} never loaded'
+		elif not self.expected:
+			why = 'the module printed no zsp-cases line'
+		elif not self.suite_cases:
+			why = 'KTAP missing or unreadable'
+		else:
+			why = ''
+		if why:
+			self.record(SUITE_MODULE, 'error',
+				    f'no result from the suite ({why}); see {log}', n, suite='cell')
+		last = self.boots[-1] if self.boots else {'outcome': '-', 'reason': ''}
+		for case, suite in self.expected.items():
+			if case not in self.results:
+				self.record(case, 'error', 'no result from the suite: never started; '
+					    f"last boot {n} ended: {last['outcome']} {last['reason']}".strip(),
+					    n, suite=suite)
 
 	def write(self) -> dict:
 		# A case that crashed in its first boot is named by a later one.
 		for r in self.results.values():
-			r.suite = self.suite_of.get(r.case, r.suite)
+			if r.suite == '?':
+				r.suite = self.suite_of.get(r.case, r.suite)
 		out = {'tree': self.args.tree, 'allocator': self.args.alloc,
 		       'boots': self.boots,
 		       'cases': [asdict(r) for r in self.results.values()]}

@@ -60,7 +60,8 @@ boot_cell() {
 		--gen-init-cpio "$obj/usr/gen_init_cpio" \
 		--kunit-tool "$src/tools/testing/kunit/kunit.py" \
 		--modules "$modules" \
-		--timeout "${ZSP_TIMEOUT:-300}" --silence "${ZSP_SILENCE:-30}" \
+		--timeout "${ZSP_TIMEOUT:-300}" --silence "${ZSP_SILENCE:-20}" \
+		--max-boots "${ZSP_MAX_BOOTS:-40}" \
 		--store "$ZSP_CACHE/cell-results" ${ZSP_FRESH:+--fresh} \
 		--out "$DIR"
 }

@@ -4,29 +4,71 @@ the kernel printed meanwhile (oopses, splats).
 
 KTAP itself is left to the tree's kunit.py; this module only cuts the log
 into per-module segments for it and attributes kernel messages to the
-test case that was running when they appeared.
+test case that was running when they appeared. Nothing the kernel prints
+is dropped: what falls in no case's window is kept in Scan.outside with
+the module and the case it came after.
+
+Windows: zero_size_test's cases print "# <case>: zsp-start" first and
+their "ok N <case>" line last (after draining RCU-deferred frees and
+system_wq), so everything between the two is the case's, whichever thread
+printed it. Upstream KUnit modules (slub_kunit) print no start line; there
+a message belongs to the case whose result line follows it, as kunit.py
+files log lines too.
 """
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 MODULE_BEGIN = re.compile(r'zsp-harness: begin (\S+)')
 MODULE_END = re.compile(r'zsp-harness: end (\S+) rc=(\d+)')
+DONE = re.compile(r'zsp-harness: done')
+# printk's "[    1.234567] " when CONFIG_PRINTK_TIME is on.
+TIMESTAMP = r'(?:\[\s*\d+\.\d+\] ?)?'
 CASE_START = re.compile(r'# (\w+): zsp-start')
-EXPECT_OOPS = re.compile(r'# (\w+): zsp-expect-oops')
-CASE_RESULT = re.compile(r'^\s*(?:not )?ok \d+ (\w+)')
+EXPECT_OOPS = re.compile(r'# (\w+): zsp-expect-oops(?: (read|write))?')
+# From each suite's suite_init: the cases the module will report on.
+ZSP_CASES = re.compile(r'(?:^|[\s:\]])zsp-cases (\w+):((?:\s+\w+)*)\s*$')
+# Group 1 is the indentation: a case's result is nested in its suite's.
+CASE_RESULT = re.compile(r'^' + TIMESTAMP + r'(\s*)(?:not )?ok \d+ (\w+)')
+FAILURE = re.compile(r'# (\w+): ((?:EXPECTATION|ASSERTION) FAILED at .*)')
 # die() prints "<what>: <code> [#<n>] ..." for every oops on x86.
 FATAL = re.compile(r'\[#\d+\]')
 PANIC = re.compile(r'Kernel panic - not syncing')
-SOFT_LOCKUP = re.compile(r'BUG: soft lockup')
+# A hang the kernel reports: a soft lockup, or an RCU stall (a CPU spinning
+# with interrupts off shows no soft lockup; another CPU reports the stall).
+SOFT_LOCKUP = re.compile(r'BUG: soft lockup|rcu: INFO: \S+ (?:self-)?detected stalls? on CPU')
 # The first line of an oops says what happened; FATAL comes a few lines on.
 OOPS_HEAD = re.compile(r'BUG: |kernel BUG at|divide error|general protection fault|'
 		       r'invalid opcode|stack segment')
-SPLAT = re.compile(r'WARNING: CPU: |BUG: |kernel BUG at|INFO: task .* blocked')
+# SLUB's debug reports: "BUG <cache> (<taint>): <what>", no colon after BUG.
+SPLAT = re.compile(r'WARNING: CPU: |BUG: |kernel BUG at|INFO: task .* blocked|'
+		   r'BUG \S+ \([^)]*\): ')
+# The oops head and FATAL are at most this many lines apart (x86 page fault:
+# head, two #PF lines, the page table walk, then "Oops: ... [#n]").
+HEAD_SPAN = 8
+PF_ACCESS = re.compile(r'#PF: supervisor (read|write) access')
+COMM = re.compile(r'CPU: \d+ PID: \d+ Comm: (\S+)')
 ZSP_FAULT = re.compile(r'address: 0000000000000010\b')
 POWER_DOWN = re.compile(r'reboot: (Power down|System halted)')
 MEMINIT = re.compile(r'test_meminit: (all \d+ tests passed!|failures: .*)')
+
+
+@dataclass
+class Event:
+	"""One thing the kernel reported: an oops, a panic, a soft lockup or a
+	splat (a warning it survived)."""
+	kind: str		# oops, panic, lockup, splat
+	line: str		# the line that says what happened
+	comm: str = ''		# the task it happened in, from "CPU: n PID: n Comm: x"
+	access: str = ''	# read or write, from "#PF: supervisor ... access"
+
+	@property
+	def fatal(self) -> bool:
+		return self.kind != 'splat'
+
+	def describe(self) -> str:
+		return f'{self.line} (Comm: {self.comm})' if self.comm else self.line
 
 
 @dataclass
@@ -35,8 +77,18 @@ class CaseEvents:
 	started: bool = False
 	finished: bool = False
 	expects_oops: bool = False
-	oopses: List[str] = field(default_factory=list)
-	splats: List[str] = field(default_factory=list)
+	oopses: List[Event] = field(default_factory=list)	# fatal events
+	splats: List[Event] = field(default_factory=list)
+	access: str = ''	# what zsp-expect-oops announced: read or write
+	failures: List[str] = field(default_factory=list)	# KUnit's FAILED lines
+
+
+@dataclass
+class Outside:
+	"""An event in no case's window."""
+	module: Optional[str]	# None: no module was loading (boot, shutdown)
+	where: str		# "after z2_kfree", "during boot", ...
+	event: Event
 
 
 @dataclass
@@ -45,6 +97,14 @@ class Segment:
 	module: str
 	lines: List[str] = field(default_factory=list)
 	rc: Optional[int] = None
+	# The module speaks the zsp protocol (zsp-cases / zsp-start lines).
+	zsp: bool = False
+	expected: Dict[str, List[str]] = field(default_factory=dict)	# suite -> cases
+	# Case-level KTAP result lines per name: more than one is an error.
+	results: Dict[str, int] = field(default_factory=dict)
+	last_case: Optional[str] = None
+	# Events awaiting the result line of the case they happened in.
+	pending: List[Event] = field(default_factory=list)
 
 
 @dataclass
@@ -53,68 +113,218 @@ class Scan:
 	cases: Dict[str, CaseEvents] = field(default_factory=dict)
 	# The case that was running when the log ended, if any.
 	running: Optional[str] = None
-	# Oopses and splats outside any case (boot, module load).
-	stray: List[str] = field(default_factory=list)
+	# Events outside every case window (boot, module load, between cases).
+	outside: List[Outside] = field(default_factory=list)
+	# Cases that printed zsp-start more than once.
+	duplicates: List[str] = field(default_factory=list)
 	meminit: Optional[str] = None
 	done: bool = False
+	# Where the log ended, when no case was running (see _Scanner.where).
+	end_where: str = ''
+
+	def expected(self) -> Dict[str, str]:
+		"""Case -> suite, from every zsp-cases line of the log."""
+		return {c: suite for seg in self.segments
+			for suite, cases in seg.expected.items() for c in cases}
+
+
+class _Scanner:
+	def __init__(self) -> None:
+		self.s = Scan()
+		self.seg: Optional[Segment] = None
+		self.current: Optional[str] = None
+		self.last_module: Optional[str] = None
+		self.n = 0
+		# An oops head awaiting its FATAL line: (line number, text, the
+		# splat it was filed as meanwhile).
+		self.head: Optional[Tuple[int, str, Optional[Event]]] = None
+		self.access = ''
+		# The newest event, until its "Comm:" line names the task.
+		self.last: Optional[Event] = None
+		self.failing: Optional[CaseEvents] = None
+
+	# -- where an event goes ---------------------------------------------
+
+	def where(self) -> str:
+		if self.seg:
+			c = self.seg.last_case
+			return f'after {c}' if c else f'in {self.seg.module}, before any case result'
+		if self.s.done:
+			return 'after zsp-harness: done'
+		if self.last_module:
+			return f'after module {self.last_module}'
+		return 'during boot'
+
+	def flush_pending(self) -> None:
+		if self.seg:
+			for ev in self.seg.pending:
+				self.s.outside.append(Outside(self.seg.module, self.where(), ev))
+			self.seg.pending = []
+
+	def attach(self, ev: Event) -> None:
+		self.last = ev
+		if self.current:
+			ce = self.s.cases[self.current]
+			(ce.oopses if ev.fatal else ce.splats).append(ev)
+		elif self.seg and not self.seg.zsp:
+			self.seg.pending.append(ev)
+		else:
+			self.s.outside.append(Outside(self.seg.module if self.seg else None,
+						      self.where(), ev))
+
+	def retract(self, ev: Event) -> None:
+		"""An oops head is filed as a splat until its FATAL line comes."""
+		lists = [c.splats for c in self.s.cases.values()]
+		if self.seg:
+			lists.append(self.seg.pending)
+		for lst in lists:
+			for i, e in enumerate(lst):
+				if e is ev:
+					del lst[i]
+					return
+		self.s.outside = [o for o in self.s.outside if o.event is not ev]
+
+	# -- lines -------------------------------------------------------------
+
+	def feed(self, line: str) -> None:
+		self.n += 1
+		if self.harness_line(line):
+			return
+		if self.seg:
+			self.seg.lines.append(line)
+		if self.protocol_line(line):
+			return
+		m = MEMINIT.search(line)
+		if m:
+			self.s.meminit = m.group(1)
+		self.kernel_line(line)
+
+	def harness_line(self, line: str) -> bool:
+		m = MODULE_BEGIN.search(line)
+		if m:
+			self.flush_pending()
+			self.seg = Segment(m.group(1))
+			self.s.segments.append(self.seg)
+			self.current = None
+			return True
+		m = MODULE_END.search(line)
+		if m:
+			if self.seg:
+				self.seg.rc = int(m.group(2))
+				self.flush_pending()
+				self.last_module = self.seg.module
+			self.seg = None
+			self.current = None
+			return True
+		if DONE.search(line):
+			self.flush_pending()
+			self.seg = None
+			self.current = None
+			self.s.done = True
+			return True
+		return False
+
+	def protocol_line(self, line: str) -> bool:
+		m = ZSP_CASES.search(line)
+		if m and self.seg:
+			self.become_zsp()
+			self.seg.expected[m.group(1)] = m.group(2).split()
+			return True
+		m = CASE_START.search(line)
+		if m:
+			self.become_zsp()
+			name = m.group(1)
+			if name in self.s.cases and self.s.cases[name].started:
+				self.s.duplicates.append(name)
+			self.s.cases[name] = CaseEvents(started=True)
+			self.current = name
+			return True
+		m = EXPECT_OOPS.search(line)
+		if m and m.group(1) == self.current:
+			ce = self.s.cases[self.current]
+			ce.expects_oops = True
+			ce.access = m.group(2) or ''
+			return True
+		m = FAILURE.search(line)
+		if m:
+			self.failing = self.s.cases.setdefault(m.group(1), CaseEvents())
+			self.failing.failures.append(m.group(2).strip())
+			return True
+		m = CASE_RESULT.search(line)
+		if self.failing and not m and line.strip():
+			# KUnit's "Expected ..." line after the FAILED one.
+			self.failing.failures[-1] += ': ' + line.strip()
+		self.failing = None
+		if m:
+			self.result(m.group(2), bool(m.group(1)))
+			return True
+		return False
+
+	def become_zsp(self) -> None:
+		if self.seg and not self.seg.zsp:
+			# What came before the module's first zsp line came during its load.
+			self.flush_pending()
+			self.seg.zsp = True
+
+	def result(self, name: str, nested: bool) -> None:
+		seg = self.seg
+		if seg and nested:
+			seg.results[name] = seg.results.get(name, 0) + 1
+		if name == self.current:
+			self.s.cases[name].finished = True
+			self.current = None
+			if seg:
+				seg.last_case = name
+		elif seg and nested and not seg.zsp:
+			ce = self.s.cases.setdefault(name, CaseEvents())
+			ce.finished = True
+			for ev in seg.pending:
+				(ce.oopses if ev.fatal else ce.splats).append(ev)
+			seg.pending = []
+			seg.last_case = name
+
+	def kernel_line(self, line: str) -> None:
+		text = line.strip()
+		if self.head and self.n - self.head[0] > HEAD_SPAN:
+			self.head = None
+		m = COMM.search(line)
+		if m and self.last and not self.last.comm:
+			self.last.comm = m.group(1)
+			return
+		m = PF_ACCESS.search(line)
+		if m:
+			self.access = m.group(1)
+			return
+		if SOFT_LOCKUP.search(line):
+			self.attach(Event('lockup', text))
+		elif PANIC.search(line):
+			self.attach(Event('panic', text))
+		elif FATAL.search(line):
+			what = text
+			if self.head:
+				what = self.head[1]
+				if self.head[2]:
+					self.retract(self.head[2])
+			self.attach(Event('oops', what, access=self.access))
+			self.head = None
+			self.access = ''
+		elif SPLAT.search(line) or OOPS_HEAD.search(line):
+			ev = Event('splat', text) if SPLAT.search(line) else None
+			if ev:
+				self.attach(ev)
+			if OOPS_HEAD.search(line):
+				self.head = (self.n, text, ev)
+				self.access = ''
+
+	def end(self) -> Scan:
+		self.s.running = self.current
+		self.s.end_where = self.where()
+		self.flush_pending()
+		return self.s
 
 
 def scan(lines: List[str]) -> Scan:
-	s = Scan()
-	seg: Optional[Segment] = None
-	current: Optional[str] = None
-	oops_head = ''
+	sc = _Scanner()
 	for line in lines:
-		m = MODULE_BEGIN.search(line)
-		if m:
-			seg = Segment(m.group(1))
-			s.segments.append(seg)
-			continue
-		m = MODULE_END.search(line)
-		if m:
-			if seg:
-				seg.rc = int(m.group(2))
-			seg = None
-			current = None
-			continue
-		if 'zsp-harness: done' in line:
-			s.done = True
-			continue
-		if seg:
-			seg.lines.append(line)
-		m = CASE_START.search(line)
-		if m:
-			current = m.group(1)
-			s.cases[current] = CaseEvents(started=True)
-			continue
-		m = EXPECT_OOPS.search(line)
-		if m and current:
-			s.cases[current].expects_oops = True
-			continue
-		m = CASE_RESULT.search(line)
-		if m and m.group(1) == current:
-			s.cases[current].finished = True
-			current = None
-			continue
-		m = MEMINIT.search(line)
-		if m:
-			s.meminit = m.group(1)
-		if OOPS_HEAD.search(line):
-			oops_head = line.strip()
-		target = s.cases[current] if current else None
-		if FATAL.search(line) or PANIC.search(line) or SOFT_LOCKUP.search(line):
-			what = line.strip() if not oops_head or PANIC.search(line) else oops_head
-			if SOFT_LOCKUP.search(line):
-				what = line.strip()
-			if target:
-				target.oopses.append(what)
-			else:
-				s.stray.append(what)
-			oops_head = ''
-		elif SPLAT.search(line):
-			if target:
-				target.splats.append(line.strip())
-			else:
-				s.stray.append(line.strip())
-	s.running = current
-	return s
+		sc.feed(line)
+	return sc.end()

@@ -79,8 +79,10 @@ def copy(earlier: str, out: str) -> dict:
 	"""Copies the earlier cell's boot logs and results into out: every run
 	dir stays complete on its own. Returns the cell, marked as reused."""
 	copied: List[str] = []
+	# A rerun into the same directory already holds the earlier files.
+	same = os.path.realpath(earlier) == os.path.realpath(out)
 	for path in sorted(glob.glob(os.path.join(earlier, 'boot-*'))):
-		if not path.endswith('.cpio'):
+		if not path.endswith('.cpio') and not same:
 			shutil.copy2(path, out)
 			copied.append(os.path.basename(path))
 	with open(os.path.join(earlier, 'cell.json')) as f:

@@ -14,12 +14,18 @@ from typing import List
 import boot
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, 'data')
 
 CASE = ['zsp-harness: begin zero_size_test', '    # z2_kfree_bulk_mixed: zsp-start']
 OOPS = ['BUG: unable to handle page fault for address: ffffebde00000008',
 	'Oops: 0000 [#1] SMP', 'RIP: 0010:virt_to_folio+0x31/0x3f']
 ZSP_OOPS = ['BUG: kernel NULL pointer dereference, address: 0000000000000010',
 	    'Oops: 0002 [#1] SMP']
+
+
+def data(name: str) -> List[str]:
+	with open(os.path.join(DATA, name)) as f:
+		return f.read().splitlines()
 
 
 def alive(pid: int) -> bool:
@@ -79,13 +85,13 @@ class FakeQemu(unittest.TestCase):
 
 	def test_expected_oops_lets_the_guest_run_on(self) -> None:
 		r = self.run_boot(['    # z6_write_faults: zsp-start',
-				   '    # z6_write_faults: zsp-expect-oops'] + ZSP_OOPS +
+				   '    # z6_write_faults: zsp-expect-oops write'] + ZSP_OOPS +
 				  ['    ok 1 z6_write_faults', 'reboot: Power down'], end='hang')
 		self.assertEqual(r.outcome, 'poweroff')
 
 	def test_second_oops_after_expected_one_is_a_crash(self) -> None:
 		r = self.run_boot(['    # z6_write_faults: zsp-start',
-				   '    # z6_write_faults: zsp-expect-oops'] + ZSP_OOPS +
+				   '    # z6_write_faults: zsp-expect-oops write'] + ZSP_OOPS +
 				  ['    ok 1 z6_write_faults', '    # z7_x: zsp-start'] + OOPS,
 				  end='hang')
 		self.assertEqual(r.outcome, 'crash')
@@ -98,6 +104,11 @@ class FakeQemu(unittest.TestCase):
 		r = self.run_boot(CASE + ['watchdog: BUG: soft lockup - CPU#1 stuck for 11s!'],
 				  end='hang')
 		self.assertEqual(r.outcome, 'hang')
+
+	def test_rcu_stall_is_a_hang(self) -> None:
+		r = self.run_boot(data('rcu-stall-in-case.console'), end='hang', silence=10)
+		self.assertEqual(r.outcome, 'hang')
+		self.assertIn('detected stalls', r.reason)
 
 	def test_output_then_silence_is_a_hang(self) -> None:
 		r = self.run_boot(CASE, end='hang', silence=1)
@@ -122,9 +133,39 @@ class FakeQemu(unittest.TestCase):
 		r = boot.boot('bzImage', 'initrd', self.log, 5, 5)
 		self.assertEqual(r.outcome, 'qemu-error')
 
+	# Defect 2/5: QEMU ending on its own is never a clean poweroff nor a
+	# kernel verdict.
+
 	def test_guest_exits_without_poweroff_line(self) -> None:
 		r = self.run_boot(CASE)
+		self.assertEqual(r.outcome, 'qemu-error')
+		self.assertEqual(r.reason, 'qemu exited before the guest powered off')
+
+	def test_qemu_killed_by_a_signal(self) -> None:
+		r = self.run_boot(CASE, end='killed')
+		self.assertEqual(r.outcome, 'qemu-error')
+		self.assertEqual(r.reason, 'qemu killed by SIGKILL')
+
+	def test_qemu_fails_after_output(self) -> None:
+		r = self.run_boot(CASE, end='status')
+		self.assertEqual(r.outcome, 'qemu-error')
+		self.assertEqual(r.reason, 'qemu exited with status 1')
+
+	# Defect 4: one announced oops gets through, nothing else.
+
+	def test_each_z6_case_gets_its_one_oops_through(self) -> None:
+		r = self.run_boot(data('z6-one-oops-each.console'), end='hang')
 		self.assertEqual(r.outcome, 'poweroff')
+
+	def test_second_oops_in_an_expected_oops_case_is_a_crash(self) -> None:
+		r = self.run_boot(data('z6-second-oops-in-window.console'), end='hang')
+		self.assertEqual(r.outcome, 'crash')
+		self.assertIn('[#2]', r.reason)
+
+	def test_oops_after_the_expected_oops_case_ended_is_a_crash(self) -> None:
+		r = self.run_boot(data('stray-kworker-oops-after-last-case.console'), end='hang')
+		self.assertEqual(r.outcome, 'crash')
+		self.assertIn('[#3]', r.reason)
 
 	def test_sigterm_kills_qemu(self) -> None:
 		with open(self.env['FAKE_QEMU_CONSOLE'], 'w') as f:

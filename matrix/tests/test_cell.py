@@ -1,11 +1,44 @@
 # SPDX-License-Identifier: GPL-2.0
-"""cell.Cell.judge(): how the console overrides kunit.py's verdict."""
+"""cell.Cell: how the console overrides kunit.py's verdict, and that
+nothing a boot shows is lost. Consoles come from tests/data/; kunit.py is
+replaced by a small KTAP reader that writes the same JSON shape."""
 
 import argparse
+import contextlib
+import io
+import json
+import os
+import re
+import shutil
+import tempfile
 import unittest
+from typing import Dict, List, Tuple
 
+import boot
 import cell
 import console
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, 'data')
+
+# kunit.py parse --json=OUT LOG, for KTAP as the guests print it: one group
+# per "# Subtest:", its nested result lines as test cases.
+FAKE_KUNIT = '''import json, re, sys
+out = sys.argv[2].split('=', 1)[1]
+groups = []
+for line in open(sys.argv[3]):
+	m = re.match(r'\\s*# Subtest: (\\w+)', line)
+	if m:
+		groups.append({'name': m.group(1), 'sub_groups': [], 'test_cases': []})
+		continue
+	m = re.match(r'\\s+(not )?ok \\d+ (\\w+)(.*)', line)
+	if m and groups:
+		st = 'SKIP' if '# SKIP' in m.group(3) else 'FAIL' if m.group(1) else 'PASS'
+		groups[-1]['test_cases'].append({'name': m.group(2), 'status': st})
+json.dump({'name': 'KUnit Test Group', 'sub_groups': groups, 'test_cases': []}, open(out, 'w'))
+'''
+
+POWEROFF = boot.BootResult('poweroff', 'guest powered off', 1.0)
 
 
 def judge(kstatus: str, ev: console.CaseEvents) -> cell.CaseResult:
@@ -15,29 +48,37 @@ def judge(kstatus: str, ev: console.CaseEvents) -> cell.CaseResult:
 	return c.results['x']
 
 
+def zsp_oops(comm: str = 'zsp_fault', access: str = 'write',
+	     address: str = '0000000000000010') -> console.Event:
+	return console.Event('oops', f'BUG: kernel NULL pointer dereference, address: {address}',
+			     comm=comm, access=access)
+
+
 class JudgeTest(unittest.TestCase):
 
 	def test_plain_pass(self) -> None:
 		self.assertEqual(judge('PASS', console.CaseEvents(True, True)).status, 'pass')
 
 	def test_pass_with_splat_fails(self) -> None:
-		ev = console.CaseEvents(True, True, splats=['WARNING: CPU: 0 PID: 1 at mm/slab_common.c:1'])
+		ev = console.CaseEvents(True, True, splats=[console.Event(
+			'splat', 'WARNING: CPU: 0 PID: 1 at mm/slab_common.c:1')])
 		r = judge('PASS', ev)
 		self.assertEqual(r.status, 'fail')
 		self.assertIn('WARNING', r.detail)
 
 	def test_expected_oops_must_name_0x10(self) -> None:
-		ev = console.CaseEvents(True, True, expects_oops=True,
-					oopses=['BUG: unable to handle page fault for address: ffffebde00000008'])
+		ev = console.CaseEvents(True, True, expects_oops=True, access='write', oopses=[
+			zsp_oops(address='ffffebde00000008')])
 		self.assertEqual(judge('PASS', ev).status, 'fail')
 
 	def test_expected_oops_at_0x10_passes(self) -> None:
-		head = 'BUG: kernel NULL pointer dereference, address: 0000000000000010'
-		ev = console.CaseEvents(True, True, expects_oops=True, oopses=[head], splats=[head])
+		head = zsp_oops()
+		ev = console.CaseEvents(True, True, expects_oops=True, access='write', oopses=[head],
+					splats=[console.Event('splat', head.line)])
 		self.assertEqual(judge('PASS', ev).status, 'pass')
 
 	def test_expected_oops_missing_fails(self) -> None:
-		ev = console.CaseEvents(True, True, expects_oops=True)
+		ev = console.CaseEvents(True, True, expects_oops=True, access='write')
 		self.assertEqual(judge('PASS', ev).status, 'fail')
 
 	def test_kunit_skip_stays_skip(self) -> None:
@@ -46,6 +87,323 @@ class JudgeTest(unittest.TestCase):
 	def test_kunit_failure_stays_failure(self) -> None:
 		self.assertEqual(judge('FAIL', console.CaseEvents(True, True)).status, 'fail')
 
+	# Defect 4: exactly one oops, at 0x10, in zsp_fault, of the announced access.
+
+	def test_expected_oops_in_the_wrong_thread_fails(self) -> None:
+		ev = console.CaseEvents(True, True, expects_oops=True, access='write',
+					oopses=[zsp_oops(comm='kunit_try_catch')])
+		r = judge('PASS', ev)
+		self.assertEqual(r.status, 'fail')
+		self.assertIn('kunit_try_catch', r.detail)
+
+	def test_expected_oops_of_the_other_access_fails(self) -> None:
+		ev = console.CaseEvents(True, True, expects_oops=True, access='write',
+					oopses=[zsp_oops(access='read')])
+		self.assertEqual(judge('PASS', ev).status, 'fail')
+
+	def test_second_oops_fails_an_expected_oops_case(self) -> None:
+		other = console.Event('oops', 'BUG: unable to handle page fault for address: '
+				      'ffffeba240000008', comm='kworker/1:0')
+		ev = console.CaseEvents(True, True, expects_oops=True, access='write',
+					oopses=[zsp_oops(), other])
+		r = judge('PASS', ev)
+		self.assertEqual(r.status, 'fail')
+		self.assertIn('2 oopses', r.detail)
+
+
+class ConsoleCase(unittest.TestCase):
+	"""Cell.collect on a recorded console: the helpers, no tests."""
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.mkdtemp()
+		self.kunit = os.path.join(self.tmp, 'kunit.py')
+		with open(self.kunit, 'w') as f:
+			f.write(FAKE_KUNIT)
+
+	def tearDown(self) -> None:
+		shutil.rmtree(self.tmp)
+
+	def new_cell(self) -> cell.Cell:
+		return cell.Cell(argparse.Namespace(kunit_tool=self.kunit, out=self.tmp))
+
+	def collect(self, c: cell.Cell, name: str, r: boot.BootResult = POWEROFF,
+		    skip: Tuple[str, ...] = (), n: int = 1) -> None:
+		with open(os.path.join(DATA, name)) as f:
+			sc = console.scan(f.read().splitlines())
+		c.boots.append({'boot': n, 'log': name, **vars(r)})
+		c.collect(n, os.path.join(self.tmp, f'boot-{n}'), list(skip), r, sc)
+
+	def rows(self, name: str, r: boot.BootResult = POWEROFF,
+		 finish: bool = True) -> Dict[str, Tuple[str, str]]:
+		c = self.new_cell()
+		self.collect(c, name, r)
+		if finish:
+			c.finish()
+		return {f'{v.suite}.{v.case}': (v.status, v.detail) for v in c.results.values()}
+
+	# Defect 1: nothing outside the cases is lost.
+
+
+
+class CellTest(ConsoleCase):
+	"""Cell.collect on recorded consoles."""
+
+	def test_kworker_oops_after_the_last_case(self) -> None:
+		rows = self.rows('stray-kworker-oops-after-last-case.console',
+				 boot.BootResult('crash', 'Oops: 0000 [#3] SMP', 3.0))
+		self.assertEqual(rows['zero_size_fault.z6_write_faults'][0], 'pass')
+		self.assertEqual(rows['zero_size_fault.z6_read_faults'][0], 'pass')
+		status, detail = rows['zero_size_test.outside_cases']
+		self.assertEqual(status, 'crash')
+		self.assertIn('after z6_read_faults', detail)
+		self.assertIn('Comm: kworker/1:0', detail)
+
+	def test_warning_during_module_load(self) -> None:
+		rows = self.rows('splat-during-module-load.console')
+		status, detail = rows['zero_size_test.outside_cases']
+		self.assertEqual(status, 'fail')
+		self.assertIn('WARNING: CPU: 0 PID: 62 at mm/slab_common.c:123', detail)
+		self.assertEqual(rows['zero_size_free.z2_kfree'][0], 'pass')
+
+	def test_oops_while_the_kernel_boots(self) -> None:
+		rows = self.rows('oops-during-kernel-boot.console',
+				 boot.BootResult('panic', 'Kernel panic - not syncing: Attempted '
+						 'to kill init! exitcode=0x00000009', 2.0))
+		status, detail = rows['cell.boot']
+		self.assertEqual(status, 'crash')
+		self.assertIn('during boot: BUG: kernel NULL pointer dereference', detail)
+		self.assertIn('swapper/0', detail)
+
+	def test_silence_with_no_case_running(self) -> None:
+		rows = self.rows('silence-after-a-case.console',
+				 boot.BootResult('hang', 'no console output for 30 s', 35.0),
+				 finish=False)
+		self.assertEqual(rows['zero_size_test.outside_cases'],
+				 ('hang', 'hang after z2_kfree: no console output for 30 s'))
+
+	def test_kworker_oops_in_a_window_names_the_thread(self) -> None:
+		rows = self.rows('kworker-oops-in-case-window.console',
+				 boot.BootResult('crash', 'Oops: 0000 [#1] SMP', 3.0), finish=False)
+		status, detail = rows['zero_size_free.z2_kvfree_rcu_headless']
+		self.assertEqual(status, 'crash')
+		self.assertIn('ffffeba240000008 (Comm: kworker/1:0)', detail)
+		self.assertNotIn('zero_size_test.outside_cases', rows)
+
+	def test_rcu_stall_hangs_the_case(self) -> None:
+		rows = self.rows('rcu-stall-in-case.console',
+				 boot.BootResult('hang', 'rcu: INFO: rcu_sched detected stalls on '
+						 'CPUs/tasks:', 12.0), finish=False)
+		status, detail = rows['zero_size_cache.z5_cache_plain']
+		self.assertEqual(status, 'hang')
+		self.assertIn('(Comm: kunit_try_catch)', detail)
+
+	# Defect 2: the expected list, a lost result line, no zsp-cases.
+
+	def test_lost_ok_line_is_an_error(self) -> None:
+		rows = self.rows('lost-ok-line.console')
+		status, detail = rows['zero_size_free.z2_kvfree_rcu_headless']
+		self.assertEqual(status, 'error')
+		self.assertIn('no result from the suite', detail)
+		self.assertEqual(rows['zero_size_free.z2_kfree_rcu_rcu_head'][0], 'pass')
+
+	def test_listed_case_that_never_ran_is_an_error(self) -> None:
+		rows = self.rows('case-never-started.console')
+		status, detail = rows['zero_size_free.z2_kfree_rcu_rcu_head']
+		self.assertEqual(status, 'error')
+		self.assertIn('no result from the suite: never started', detail)
+
+	def test_no_zsp_cases_line_is_an_error(self) -> None:
+		rows = self.rows('no-zsp-cases-line.console')
+		status, detail = rows['cell.zero_size_test']
+		self.assertEqual(status, 'error')
+		self.assertIn('no zsp-cases line', detail)
+
+	# Defect 4, on whole consoles.
+
+	def test_z6_one_oops_each_passes(self) -> None:
+		rows = self.rows('z6-one-oops-each.console')
+		self.assertEqual(rows['zero_size_fault.z6_write_faults'], ('pass', ''))
+		self.assertEqual(rows['zero_size_fault.z6_read_faults'], ('pass', ''))
+		self.assertEqual(len(rows), 2)
+
+	def test_z6_oops_in_the_kunit_thread_fails(self) -> None:
+		rows = self.rows('z6-oops-in-kunit-thread.console')
+		status, detail = rows['zero_size_fault.z6_write_faults']
+		self.assertEqual(status, 'fail')
+		self.assertIn('oops in kunit_try_catch, not zsp_fault', detail)
+		self.assertEqual(rows['zero_size_fault.z6_read_faults'][0], 'pass')
+
+	def test_z6_oops_of_the_wrong_access_fails(self) -> None:
+		rows = self.rows('z6-read-oops-where-write-announced.console')
+		status, detail = rows['zero_size_fault.z6_write_faults']
+		self.assertEqual(status, 'fail')
+		self.assertIn('a read access faulted, the case announced write', detail)
+
+	def test_z6_second_oops_in_the_window(self) -> None:
+		rows = self.rows('z6-second-oops-in-window.console',
+				 boot.BootResult('crash', 'Oops: 0000 [#2] SMP', 3.0))
+		status, detail = rows['zero_size_fault.z6_write_faults']
+		self.assertEqual(status, 'crash')
+		self.assertIn('kworker/1:0', detail)
+		self.assertEqual(rows['zero_size_fault.z6_read_faults'][0], 'error')
+
+	# Defect 5: a QEMU fault is no kernel verdict.
+
+	def test_qemu_killed_mid_case_is_an_error(self) -> None:
+		rows = self.rows('qemu-killed-mid-case.boot-1.console',
+				 boot.BootResult('qemu-error', 'qemu killed by SIGKILL', 2.0),
+				 finish=False)
+		status, detail = rows['zero_size_free.z2_kvfree_rcu_headless']
+		self.assertEqual(status, 'error')
+		self.assertIn('SIGKILL', detail)
+		self.assertIn('host or QEMU fault, not a kernel verdict', detail)
+
+	# Defect 6: duplicates, SLUB's reports, upstream modules' splats.
+
+	def test_case_reported_twice_in_ktap(self) -> None:
+		rows = self.rows('ktap-case-reported-twice.console')
+		status, detail = rows['zero_size_free.z2_kvfree_rcu_headless']
+		self.assertEqual(status, 'error')
+		self.assertIn('twice', detail)
+
+	def test_case_started_twice(self) -> None:
+		rows = self.rows('zsp-start-twice.console')
+		status, detail = rows['zero_size_free.z2_kfree']
+		self.assertEqual(status, 'error')
+		self.assertIn('twice', detail)
+
+	def test_slub_debug_report_fails_the_case(self) -> None:
+		rows = self.rows('slub-debug-report-in-case.console')
+		status, detail = rows['zero_size_free.z2_kvfree_rcu_headless']
+		self.assertEqual(status, 'fail')
+		self.assertIn('splat: BUG kmalloc-64', detail)
+		self.assertIn('Object already free (Comm: kworker/1:0)', detail)
+
+	def test_splats_fail_upstream_modules(self) -> None:
+		rows = self.rows('splats-in-upstream-modules.console')
+		status, detail = rows['test_meminit.test_meminit']
+		self.assertEqual(status, 'fail')
+		self.assertIn('WARNING: CPU: 1 PID: 58 at mm/page_alloc.c:5495', detail)
+		self.assertEqual(rows['slub_test.test_clobber_zone'][0], 'pass')
+		self.assertEqual(rows['slub_test.test_next_pointer'][0], 'fail')
+		self.assertIn('mm/slub.c:4785', rows['slub_test.test_next_pointer'][1])
+		self.assertEqual(rows['slub_test.test_first_word'][0], 'pass')
+		status, detail = rows['slub_kunit.slub_kunit']
+		self.assertEqual(status, 'fail')
+		self.assertIn('after test_first_word: BUG: sleeping function', detail)
+		self.assertEqual(rows['zero_size_query.z3_ksize'][0], 'pass')
+
+
+class ResumeTest(unittest.TestCase):
+	"""Cell.boot_all with a fake QEMU that plays one console per boot."""
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.mkdtemp()
+		os.symlink(os.path.join(HERE, 'fake_qemu.py'),
+			   os.path.join(self.tmp, 'qemu-system-x86_64'))
+		self.kunit = os.path.join(self.tmp, 'kunit.py')
+		with open(self.kunit, 'w') as f:
+			f.write(FAKE_KUNIT)
+		self.gen = os.path.join(self.tmp, 'gen_init_cpio')
+		with open(self.gen, 'w') as f:
+			f.write('#!/bin/sh\nprintf plan\n')
+		os.chmod(self.gen, 0o755)
+		self.base = os.path.join(self.tmp, 'base.cpio')
+		open(self.base, 'wb').close()
+		self.env = {'PATH': self.tmp + ':' + os.environ['PATH'],
+			    'FAKE_QEMU_PID': os.path.join(self.tmp, 'pid'),
+			    'FAKE_QEMU_DELAY': '0.001'}
+		self.saved = {k: os.environ.get(k) for k in
+			      list(self.env) + ['FAKE_QEMU_CONSOLE', 'FAKE_QEMU_END']}
+
+	def tearDown(self) -> None:
+		for k, v in self.saved.items():
+			if v is None:
+				os.environ.pop(k, None)
+			else:
+				os.environ[k] = v
+		shutil.rmtree(self.tmp)
+
+	def run_cell(self, consoles: List[str], ends: List[str]) -> dict:
+		os.environ.update(self.env)
+		os.environ['FAKE_QEMU_CONSOLE'] = ','.join(os.path.join(DATA, c) for c in consoles)
+		os.environ['FAKE_QEMU_END'] = ','.join(ends)
+		out = os.path.join(self.tmp, 'out')
+		os.makedirs(out)
+		args = argparse.Namespace(
+			tree='patched', alloc='slub', kernel='bzImage', initrd=self.base,
+			gen_init_cpio=self.gen, kunit_tool=self.kunit, modules='zero_size_test',
+			out=out, timeout=20, silence=3, max_boots=4, store='', fresh=True)
+		# The boots' progress lines are not this test's output.
+		with contextlib.redirect_stderr(io.StringIO()):
+			self.assertEqual(cell.Cell(args).run(), 0)
+		with open(os.path.join(out, 'cell.json')) as f:
+			return json.load(f)
+
+	def test_qemu_killed_then_resumed(self) -> None:
+		c = self.run_cell(['qemu-killed-mid-case.boot-1.console',
+				   'qemu-killed-mid-case.boot-2.console'], ['killed', 'hang'])
+		self.assertEqual([b['outcome'] for b in c['boots']], ['qemu-error', 'poweroff'])
+		self.assertIn('SIGKILL', c['boots'][0]['reason'])
+		got = {r['case']: (r['status'], r['detail']) for r in c['cases']}
+		self.assertEqual(got['z2_kfree'][0], 'pass')
+		self.assertEqual(got['z2_kfree_rcu_rcu_head'][0], 'pass')
+		status, detail = got['z2_kvfree_rcu_headless']
+		self.assertEqual(status, 'error')
+		self.assertIn('host or QEMU fault', detail)
+		self.assertEqual(len(got), 3)
+
+	def test_qemu_quits_before_the_guest_powers_off(self) -> None:
+		c = self.run_cell(['qemu-killed-mid-case.boot-1.console',
+				   'qemu-killed-mid-case.boot-2.console'], ['exit', 'hang'])
+		self.assertEqual([b['outcome'] for b in c['boots']], ['qemu-error', 'poweroff'])
+		self.assertEqual(c['boots'][0]['reason'], 'qemu exited before the guest powered off')
+		got = {r['case']: r['status'] for r in c['cases']}
+		self.assertEqual(got, {'z2_kfree': 'pass', 'z2_kvfree_rcu_headless': 'error',
+				       'z2_kfree_rcu_rcu_head': 'pass'})
+
 
 if __name__ == '__main__':
 	unittest.main()
+
+
+class RealConsoleTest(ConsoleCase):
+	"""Consoles captured from real guests (6.1.192, results of 2026-12-04),
+	as the anchors of the hand-written ones above."""
+
+	def real(self, name: str, r: boot.BootResult = POWEROFF) -> Dict[str, Tuple[str, str]]:
+		with open(os.path.join(DATA, name)) as f:
+			lines = f.read().splitlines()
+		# The cases this boot's plan skipped, as the harness passed them.
+		skip = tuple(m.group(1) for m in (re.search(r'ok \d+ (\w+) # SKIP zsp-not-selected', x)
+						  for x in lines) if m)
+		c = self.new_cell()
+		self.collect(c, name, r, skip)
+		return {k: (v.status, v.detail) for k, v in c.results.items()}
+
+	def test_patched_slub_all_pass(self) -> None:
+		rows = self.real('real-patched-slub-all-pass.console')
+		contract = {k: v for k, v in rows.items() if k.startswith('z')}
+		self.assertEqual(len(contract), 60)
+		self.assertEqual({v[0] for v in contract.values()}, {'pass'}, rows)
+
+	def test_kworker_oops_is_the_rcu_cases(self) -> None:
+		crash = boot.BootResult('crash', 'Oops: 0000 [#1] SMP', 3.0)
+		rows = self.real('real-vanilla-slab-kvfree-rcu-kworker-oops.console', crash)
+		status, detail = rows['z2_kvfree_rcu_headless']
+		self.assertEqual(status, 'crash')
+		self.assertRegex(detail, r'unable to handle page fault .*Comm: kworker/')
+
+	def test_every_z7_splat_is_its_own_cases(self) -> None:
+		rows = self.real('real-vanilla-slob-z7-splats.console')
+		for case in ('z7_kmalloc_zero_atomic', 'z7_kmalloc_node_atomic',
+			     'z7_kzalloc_kcalloc_atomic', 'z7_kvmalloc_atomic'):
+			self.assertEqual(rows[case][0], 'fail', case)
+			self.assertIn('sleeping function called from invalid context', rows[case][1])
+		self.assertEqual(rows['z7_devm_kmalloc_atomic'][0], 'pass')
+		self.assertEqual(rows['z6_write_faults'][0], 'pass')
+
+	def test_silent_slob_spin_is_a_hang(self) -> None:
+		hang = boot.BootResult('hang', 'no console output for 20 s', 21.0)
+		rows = self.real('real-vanilla-slob-z5-hang.console', hang)
+		self.assertEqual(rows['z5_cache_plain'], ('hang', 'no console output for 20 s'))

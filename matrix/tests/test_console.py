@@ -1,10 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """console.scan() on hand-made console logs: attribution of oopses and
-splats to the running case, module segments, the end of the run."""
+splats to the running case, module segments, the end of the run, and
+what falls outside every case. Whole consoles are in tests/data/."""
 
+import os
 import unittest
+from typing import List
 
 import console
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
 
 KTAP_HEAD = ['zsp-harness: begin zero_size_test', 'KTAP version 1', '1..1',
 	     '    KTAP version 1', '    # Subtest: zero_size_free', '    1..3']
@@ -12,6 +17,15 @@ KTAP_HEAD = ['zsp-harness: begin zero_size_test', 'KTAP version 1', '1..1',
 OOPS_ZSP = ['BUG: kernel NULL pointer dereference, address: 0000000000000010',
 	    '#PF: supervisor write access in kernel mode',
 	    'Oops: 0002 [#1] SMP', 'CPU: 1 PID: 60 Comm: zsp_fault']
+
+
+def data(name: str) -> List[str]:
+	with open(os.path.join(DATA, name)) as f:
+		return f.read().splitlines()
+
+
+def lines(events: List[console.Event]) -> List[str]:
+	return [e.line for e in events]
 
 
 class ScanTest(unittest.TestCase):
@@ -24,6 +38,7 @@ class ScanTest(unittest.TestCase):
 		self.assertIsNone(s.running)
 		self.assertTrue(s.cases['z2_kfree'].finished)
 		self.assertEqual(s.segments[0].rc, 0)
+		self.assertEqual(s.outside, [])
 
 	def test_oops_is_attributed_to_running_case(self) -> None:
 		s = console.scan(KTAP_HEAD + [
@@ -34,18 +49,22 @@ class ScanTest(unittest.TestCase):
 		self.assertEqual(s.running, 'z2_kfree_bulk_mixed')
 		ev = s.cases['z2_kfree_bulk_mixed']
 		self.assertFalse(ev.finished)
-		self.assertEqual(ev.oopses, ['BUG: unable to handle page fault for '
-					     'address: ffffebde00000008'])
+		self.assertEqual(lines(ev.oopses), ['BUG: unable to handle page fault for '
+						    'address: ffffebde00000008'])
 		self.assertEqual(s.cases['z2_kfree'].oopses, [])
 		self.assertIsNone(s.segments[0].rc)
+		# The oops head is the oops, not also a splat.
+		self.assertEqual(ev.splats, [])
 
 	def test_expected_oops(self) -> None:
 		s = console.scan(KTAP_HEAD + ['    # z6_write_faults: zsp-start',
-			'    # z6_write_faults: zsp-expect-oops'] + OOPS_ZSP +
+			'    # z6_write_faults: zsp-expect-oops write'] + OOPS_ZSP +
 			['    ok 1 z6_write_faults'])
 		ev = s.cases['z6_write_faults']
 		self.assertTrue(ev.expects_oops and ev.finished)
-		self.assertRegex(ev.oopses[0], console.ZSP_FAULT)
+		self.assertRegex(ev.oopses[0].line, console.ZSP_FAULT)
+		self.assertEqual((ev.access, ev.oopses[0].access, ev.oopses[0].comm),
+				 ('write', 'write', 'zsp_fault'))
 
 	def test_splat_without_oops(self) -> None:
 		s = console.scan(KTAP_HEAD + ['    # z7_kmalloc_zero_atomic: zsp-start',
@@ -58,11 +77,18 @@ class ScanTest(unittest.TestCase):
 	def test_soft_lockup_is_a_hang_line(self) -> None:
 		s = console.scan(KTAP_HEAD + ['    # z5_cache_hwcache_align: zsp-start',
 			'watchdog: BUG: soft lockup - CPU#1 stuck for 11s! [kunit_try_catch:70]'])
-		self.assertIn('soft lockup', s.cases['z5_cache_hwcache_align'].oopses[0])
+		ev = s.cases['z5_cache_hwcache_align'].oopses[0]
+		self.assertIn('soft lockup', ev.line)
+		self.assertEqual(ev.kind, 'lockup')
+
+	def test_rcu_stall_is_a_hang_line(self) -> None:
+		s = console.scan(data('rcu-stall-in-case.console'))
+		ev = s.cases['z5_cache_plain'].oopses
+		self.assertEqual([(e.kind, e.comm) for e in ev], [('lockup', 'kunit_try_catch')])
 
 	def test_stray_oops_outside_cases(self) -> None:
 		s = console.scan(['Oops: 0000 [#1] SMP'])
-		self.assertEqual(len(s.stray), 1)
+		self.assertEqual(len(s.outside), 1)
 		self.assertIsNone(s.running)
 
 	def test_meminit_line(self) -> None:
@@ -78,6 +104,97 @@ class ScanTest(unittest.TestCase):
 			'zsp-harness: end zero_size_test rc=$(reboot)'])
 		self.assertIsNone(s.segments[0].rc)
 		self.assertEqual(s.running, 'z1_kmalloc')
+
+	def test_timestamped_lines(self) -> None:
+		s = console.scan(['zsp-harness: begin zero_size_test',
+			'[    1.200000] zsp-cases zero_size_query: z3_ksize z3_kmalloc_size_roundup',
+			'[    1.200100]     # z3_ksize: zsp-start',
+			'[    1.200200]     ok 1 z3_ksize'])
+		self.assertEqual(s.expected(), {'z3_ksize': 'zero_size_query',
+						'z3_kmalloc_size_roundup': 'zero_size_query'})
+		self.assertTrue(s.cases['z3_ksize'].finished)
+
+
+class OutsideTest(unittest.TestCase):
+	"""Defect 1: what happens outside every case window is kept."""
+
+	def test_kworker_oops_after_the_last_case(self) -> None:
+		s = console.scan(data('stray-kworker-oops-after-last-case.console'))
+		self.assertIsNone(s.running)
+		self.assertEqual(len(s.outside), 1)
+		o = s.outside[0]
+		self.assertEqual((o.module, o.where), ('zero_size_test', 'after z6_read_faults'))
+		self.assertEqual((o.event.kind, o.event.comm), ('oops', 'kworker/1:0'))
+		self.assertIn('ffffeba240000008', o.event.line)
+
+	def test_warning_during_module_load(self) -> None:
+		s = console.scan(data('splat-during-module-load.console'))
+		self.assertEqual(len(s.outside), 1)
+		o = s.outside[0]
+		self.assertEqual(o.module, 'zero_size_test')
+		self.assertIn('before any case', o.where)
+		self.assertEqual((o.event.kind, o.event.comm), ('splat', 'insmod'))
+
+	def test_oops_while_the_kernel_boots(self) -> None:
+		s = console.scan(data('oops-during-kernel-boot.console'))
+		kinds = [(o.module, o.where, o.event.kind) for o in s.outside]
+		self.assertEqual(kinds, [(None, 'during boot', 'oops'), (None, 'during boot', 'panic')])
+
+	def test_kworker_oops_in_a_window_stays_the_cases(self) -> None:
+		s = console.scan(data('kworker-oops-in-case-window.console'))
+		self.assertEqual(s.outside, [])
+		self.assertEqual(s.running, 'z2_kvfree_rcu_headless')
+		ev = s.cases['z2_kvfree_rcu_headless'].oopses
+		self.assertEqual([(e.kind, e.comm) for e in ev], [('oops', 'kworker/1:0')])
+
+
+class ReportTest(unittest.TestCase):
+	"""Defect 6: SLUB's reports and BUG_ON are splats/oopses; duplicates."""
+
+	def test_slub_debug_report_is_a_splat(self) -> None:
+		s = console.scan(data('slub-debug-report-in-case.console'))
+		ev = s.cases['z2_kvfree_rcu_headless']
+		self.assertEqual([(e.line, e.comm) for e in ev.splats],
+				 [('BUG kmalloc-64 (Tainted: G           O     N): Object already free',
+				   'kworker/1:0')])
+		self.assertRegex('BUG zsp_small (Tainted: G    B   ): Poison overwritten',
+				 console.SPLAT)
+
+	def test_kernel_bug_names_the_oops(self) -> None:
+		s = console.scan(data('slob-kernel-bug-in-case.console'))
+		ev = s.cases['z5_cache_plain']
+		self.assertEqual(lines(ev.oopses), ['kernel BUG at mm/slob.c:253!'])
+		self.assertEqual(ev.splats, [])
+
+	def test_zsp_start_twice(self) -> None:
+		s = console.scan(data('zsp-start-twice.console'))
+		self.assertEqual(s.duplicates, ['z2_kfree'])
+
+	def test_ktap_result_twice(self) -> None:
+		s = console.scan(data('ktap-case-reported-twice.console'))
+		self.assertEqual(s.segments[0].results['z2_kvfree_rcu_headless'], 2)
+		self.assertEqual(s.segments[0].results['z2_kfree'], 1)
+
+	def test_upstream_splats_go_to_the_case_or_module(self) -> None:
+		s = console.scan(data('splats-in-upstream-modules.console'))
+		self.assertEqual([e.comm for e in s.cases['test_next_pointer'].splats],
+				 ['kunit_try_catch'])
+		self.assertEqual(s.cases['test_clobber_zone'].splats, [])
+		where = [(o.module, o.where, o.event.comm) for o in s.outside]
+		self.assertEqual(where, [('test_meminit', 'in test_meminit, before any case result',
+					  'insmod'),
+					 ('slub_kunit', 'after test_first_word', 'insmod')])
+
+
+class ExpectedTest(unittest.TestCase):
+	"""Defect 2: the module's own list of cases."""
+
+	def test_zsp_cases_lines(self) -> None:
+		s = console.scan(data('lost-ok-line.console'))
+		self.assertEqual(list(s.expected()), ['z2_kfree', 'z2_kvfree_rcu_headless',
+						      'z2_kfree_rcu_rcu_head'])
+		self.assertTrue(s.cases['z2_kvfree_rcu_headless'].started)
+		self.assertFalse(s.cases['z2_kvfree_rcu_headless'].finished)
 
 
 if __name__ == '__main__':

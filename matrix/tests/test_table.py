@@ -1,15 +1,23 @@
 # SPDX-License-Identifier: GPL-2.0
-"""table.py: the Z7 row and what decides the exit status."""
+"""table.py: the Z7 row, what decides the exit status, and --count."""
 
+import contextlib
+import io
+import json
+import os
+import tempfile
 import unittest
+from unittest import mock
 
+import baseline
 import table
 
 
-def cell(tree: str, alloc: str, statuses: dict) -> dict:
+def cell(tree: str, alloc: str, statuses: dict, details: dict = None) -> dict:
 	return {'tree': tree, 'allocator': alloc, 'boots': [],
 		'cases': [{'suite': 'zero_size_free', 'case': c, 'status': s,
-			   'detail': '', 'boot': 1} for c, s in statuses.items()]}
+			   'detail': (details or {}).get(c, ''), 'boot': 1}
+			  for c, s in statuses.items()]}
 
 
 class Z7Test(unittest.TestCase):
@@ -31,15 +39,53 @@ class Z7Test(unittest.TestCase):
 		cells = [cell('patched', a, {}) for a in table.ALLOCATORS]
 		self.assertEqual({r['status'] for r in table.z7_rows(cells)}, {'fail'})
 
-	def test_single_allocator_has_no_z7_row(self) -> None:
-		self.assertEqual(table.z7_rows([cell('patched', 'slub', {'a': 'pass'})]), [])
+	# Defect 7: reasons count, and a one-allocator run still has the row.
+
+	def test_same_status_different_reason_differs(self) -> None:
+		oops = 'BUG: unable to handle page fault for address: {} (Comm: {})'
+		cells = [cell('vanilla', 'slab', {'z2_kvfree_rcu_headless': 'crash'},
+			      {'z2_kvfree_rcu_headless': oops.format('ffffeba240000008', 'kworker/0:0')}),
+			 cell('vanilla', 'slub', {'z2_kvfree_rcu_headless': 'crash'},
+			      {'z2_kvfree_rcu_headless': oops.format('ffffebde00000008', 'kworker/1:2')}),
+			 cell('vanilla', 'slob', {'z2_kvfree_rcu_headless': 'crash'},
+			      {'z2_kvfree_rcu_headless': 'kernel BUG at mm/slob.c:253! (Comm: kunit_try_catch)'})]
+		rows = table.z7_rows(cells)
+		self.assertEqual({r['status'] for r in rows}, {'fail'})
+		self.assertEqual(rows[0]['detail'], 'differ: z2_kvfree_rcu_headless (reason)')
+		# Addresses and worker numbers alone are no difference.
+		rows = table.z7_rows(cells[:2])
+		self.assertEqual({r['status'] for r in rows}, {'pass'})
+
+	def test_single_allocator_patched_is_held_to_the_contract(self) -> None:
+		rows = table.z7_rows([cell('patched', 'slub', {'a': 'pass'})])
+		self.assertEqual([(r['allocator'], r['status']) for r in rows], [('slub', 'pass')])
+		self.assertIn('no other allocator ran', rows[0]['detail'])
+		rows = table.z7_rows([cell('patched', 'slub', {'a': 'pass', 'b': 'crash'})])
+		self.assertEqual(rows[0]['status'], 'fail')
+		self.assertIn('b', rows[0]['detail'].split())
+
+	def test_single_allocator_vanilla_is_not_checked(self) -> None:
+		rows = table.z7_rows([cell('vanilla', 'slob', {'a': 'crash'})])
+		self.assertEqual([(r['status'], r['detail']) for r in rows],
+				 [('skip', 'one allocator in this run')])
+		self.assertEqual(table.verdict(rows[0], rows), '')
+
+	def test_outside_rows_are_not_contract_cases(self) -> None:
+		cells = [cell('patched', a, {'z2_kfree': 'pass'}) for a in table.ALLOCATORS]
+		cells[0]['cases'].append({'suite': 'zero_size_test', 'case': 'outside_cases',
+					  'status': 'crash', 'detail': 'x', 'boot': 1})
+		self.assertEqual({r['status'] for r in table.z7_rows(cells)}, {'pass'})
 
 
 class GateTest(unittest.TestCase):
 
-	def row(self, tree: str, suite: str, status: str, case: str = 'c') -> dict:
-		return {'tree': tree, 'allocator': 'slob', 'suite': suite, 'case': case,
-			'status': status}
+	def row(self, tree: str, suite: str, status: str, case: str = 'c',
+		detail: str = None) -> dict:
+		r = {'tree': tree, 'allocator': 'slob', 'suite': suite, 'case': case,
+		     'status': status}
+		if detail is not None:
+			r['detail'] = detail
+		return r
 
 	def test_vanilla_rows_are_baseline(self) -> None:
 		r = self.row('vanilla', 'zero_size_free', 'crash')
@@ -54,10 +100,21 @@ class GateTest(unittest.TestCase):
 		r = self.row('vanilla', 'cell', 'error')
 		self.assertEqual(table.verdict(r, [r]), 'fail')
 
+	# "known" is the failure baseline-vanilla.txt records, on both trees.
+	MEMINIT = {('slob', 'c'): baseline.Expect(['fail'], r'failures: \d+ out of 131'),
+		   ('slob', 'test_meminit'): baseline.Expect(['fail'], r'failures: \d+ out of 131')}
+
 	def test_upstream_failure_known_on_vanilla(self) -> None:
-		v = self.row('vanilla', 'test_meminit', 'fail')
-		p = self.row('patched', 'test_meminit', 'fail')
-		self.assertEqual(table.verdict(p, [v, p]), 'known')
+		v = self.row('vanilla', 'test_meminit', 'fail', detail='failures: 3 out of 131')
+		p = self.row('patched', 'test_meminit', 'fail', detail='failures: 4 out of 131')
+		with mock.patch.object(baseline, 'load_baseline', return_value=self.MEMINIT):
+			self.assertEqual(table.verdict(p, [v, p]), 'known')
+
+	def test_unlisted_upstream_failure_is_never_known(self) -> None:
+		v = self.row('vanilla', 'test_meminit', 'fail', detail='failures: 3 out of 131')
+		p = self.row('patched', 'test_meminit', 'fail', detail='failures: 3 out of 131')
+		with mock.patch.object(baseline, 'load_baseline', return_value={}):
+			self.assertEqual(table.verdict(p, [v, p]), 'fail')
 
 	def test_upstream_regression_counts(self) -> None:
 		v = self.row('vanilla', 'test_meminit', 'pass')
@@ -65,11 +122,76 @@ class GateTest(unittest.TestCase):
 		self.assertEqual(table.verdict(p, [v, p]), 'fail')
 
 	def test_skip_is_not_a_pass(self) -> None:
+		# Defect 3: a skip in the patched tree is a failure.
 		r = self.row('patched', 'zero_size_free', 'skip')
-		self.assertEqual(table.verdict(r, [r]), 'skip')
+		self.assertEqual(table.verdict(r, [r]), 'fail')
 		text = table.table([dict(r, allocator='slab', case='x')])
 		self.assertIn('SKIP', text)
 		self.assertNotIn('PASS ', text.splitlines()[2])
+
+	# Defect 3: "known" is the same failure for the same reason.
+
+	def test_known_needs_the_same_reason(self) -> None:
+		v = self.row('vanilla', 'test_meminit', 'fail', 'test_meminit', 'failures: 3 out of 131')
+		same = self.row('patched', 'test_meminit', 'fail', 'test_meminit', 'failures: 9 out of 131')
+		other = self.row('patched', 'test_meminit', 'fail', 'test_meminit', 'insmod rc=1')
+		with mock.patch.object(baseline, 'load_baseline', return_value=self.MEMINIT):
+			self.assertEqual(table.verdict(same, [v, same]), 'known')
+			self.assertEqual(table.verdict(other, [v, other]), 'fail')
+			# Vanilla failing for another reason: not the known failure.
+			v['detail'] = 'insmod rc=1'
+			self.assertEqual(table.verdict(same, [v, same]), 'fail')
+
+	def test_known_ignores_addresses(self) -> None:
+		want = {('slob', 'test_clobber_zone'): baseline.Expect(
+			['crash'], r'unable to handle page fault for address: [0-9a-f]+')}
+		v = self.row('vanilla', 'slub_test', 'crash', 'test_clobber_zone',
+			     'BUG: unable to handle page fault for address: ffff888000a28c40')
+		p = self.row('patched', 'slub_test', 'crash', 'test_clobber_zone',
+			     'BUG: unable to handle page fault for address: ffff888000b31000')
+		with mock.patch.object(baseline, 'load_baseline', return_value=want):
+			self.assertEqual(table.verdict(p, [v, p]), 'known')
+
+	def test_known_from_the_baseline_file_checks_the_reason(self) -> None:
+		want = {('slob', 'test_meminit'): baseline.Expect(['fail'], r'failures: \d+ out of 131')}
+		p = self.row('patched', 'test_meminit', 'fail', 'test_meminit', 'failures: 3 out of 131')
+		with mock.patch.object(baseline, 'load_baseline', return_value=want):
+			self.assertEqual(table.verdict(p, [p]), 'known')
+			p['detail'] = 'insmod rc=1'
+			self.assertEqual(table.verdict(p, [p]), 'fail')
+
+	def test_cell_rows_are_never_known(self) -> None:
+		v = self.row('vanilla', 'cell', 'crash', 'boot', 'crash during boot: x')
+		p = self.row('patched', 'cell', 'crash', 'boot', 'crash during boot: x')
+		self.assertEqual(table.verdict(p, [v, p]), 'fail')
+
+
+class CountTest(unittest.TestCase):
+	"""Defect 3: "PASS FAIL SKIP" as test.sh reads it."""
+
+	def count(self, rows: list) -> str:
+		with tempfile.TemporaryDirectory() as run:
+			with open(os.path.join(run, 'results.json'), 'w') as f:
+				json.dump(rows, f)
+			out = io.StringIO()
+			with contextlib.redirect_stdout(out):
+				self.assertEqual(table.main(['--count', run]), 0)
+		return out.getvalue().strip()
+
+	def test_count(self) -> None:
+		def row(tree: str, suite: str, case: str, status: str, detail: str = '') -> dict:
+			return {'tree': tree, 'allocator': 'slob', 'suite': suite, 'case': case,
+				'status': status, 'detail': detail, 'boot': 1}
+		rows = [row('vanilla', 'zero_size_free', 'a', 'crash'),
+			row('vanilla', 'zero_size_free', 'b', 'skip'),
+			row('vanilla', 'test_meminit', 'test_meminit', 'fail', 'failures: 3 out of 131'),
+			row('patched', 'zero_size_free', 'a', 'pass'),
+			row('patched', 'zero_size_free', 'b', 'skip'),
+			row('patched', 'test_meminit', 'test_meminit', 'fail', 'failures: 3 out of 131')]
+		# pass: a and the known test_meminit; fail: the patched skip; no skip.
+		want = {('slob', 'test_meminit'): baseline.Expect(['fail'], r'failures: \d+ out of 131')}
+		with mock.patch.object(baseline, 'load_baseline', return_value=want):
+			self.assertEqual(self.count(rows), '2 1 0')
 
 
 if __name__ == '__main__':

@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: GPL-2.0
+"""baseline.py: each vanilla failure must be the listed one, status and
+reason (defect 5)."""
+
+import contextlib
+import io
+import json
+import os
+import tempfile
+import unittest
+from typing import List, Tuple
+
+import baseline
+
+
+def row(alloc: str, case: str, status: str, detail: str = '') -> dict:
+	return {'tree': 'vanilla', 'allocator': alloc, 'suite': 'zero_size_free',
+		'case': case, 'status': status, 'detail': detail, 'boot': 1}
+
+
+class BaselineTest(unittest.TestCase):
+
+	def check(self, listed: str, rows: List[dict]) -> Tuple[int, List[str]]:
+		with tempfile.TemporaryDirectory() as run:
+			with open(os.path.join(run, 'results.json'), 'w') as f:
+				json.dump(rows, f)
+			path = os.path.join(run, 'baseline.txt')
+			with open(path, 'w') as f:
+				f.write(listed)
+			out = io.StringIO()
+			with contextlib.redirect_stdout(out):
+				rc = baseline.main([run, path])
+		return rc, out.getvalue().splitlines()
+
+	def test_reason_regex_with_spaces_and_hash(self) -> None:
+		listed = ('# comment\n'
+			  'slab z2_kmem_cache_free crash unable to handle page fault .*Comm: kunit_try_catch\n'
+			  'slab z5_cache_plain crash Oops: 0000 \\[#1\\]\n')
+		rows = [row('slab', 'z2_kmem_cache_free', 'crash', 'BUG: unable to handle page fault '
+			    'for address: ffffeba240000008 (Comm: kunit_try_catch)'),
+			row('slab', 'z5_cache_plain', 'crash', 'Oops: 0000 [#1] SMP')]
+		rc, out = self.check(listed, rows)
+		self.assertEqual(rc, 0, out)
+		self.assertEqual([l[:4] for l in out], ['ok  ', 'ok  '])
+
+	def test_same_status_other_reason_fails(self) -> None:
+		listed = 'slab z2_kvfree_rcu_headless crash Comm: kworker\n'
+		rows = [row('slab', 'z2_kvfree_rcu_headless', 'crash',
+			    'divide error: 0000 [#1] SMP (Comm: kunit_try_catch)')]
+		rc, out = self.check(listed, rows)
+		self.assertEqual(rc, 1)
+		self.assertEqual(out, ["FAIL vanilla/slab z2_kvfree_rcu_headless: crash, but reason "
+				       "'divide error: 0000 [#1] SMP (Comm: kunit_try_catch)' does not "
+				       "match 'Comm: kworker'"])
+
+	def test_line_without_reason_fails(self) -> None:
+		rc, out = self.check('slab z2_kfree crash\n', [row('slab', 'z2_kfree', 'crash', 'x')])
+		self.assertEqual(rc, 1)
+		self.assertIn('no reason pattern', out[0])
+
+	def test_alternatives_still_parse(self) -> None:
+		rc, out = self.check('slob z5_cache_ctor hang|crash no console output\n',
+				     [row('slob', 'z5_cache_ctor', 'hang', 'no console output for 30 s')])
+		self.assertEqual(rc, 0, out)
+
+	def test_unlisted_failure_and_one_allocator_z7(self) -> None:
+		rows = [row('slab', 'z2_kfree', 'error', 'no result from the suite: x'),
+			dict(row('slab', 'same_on_all_allocators', 'skip', 'one allocator in this run'),
+			     suite='zero_size_identical')]
+		rc, out = self.check('slab same_on_all_allocators fail differ\n', rows)
+		self.assertEqual(rc, 1)
+		self.assertEqual([l.split()[0] for l in out], ['skip', 'FAIL'])
+		self.assertIn('z2_kfree: error, not in the baseline', out[1])
+
+	def test_bad_regex_names_the_line(self) -> None:
+		with self.assertRaisesRegex(ValueError, r'baseline.txt:2: bad reason regex'):
+			self.check('\nslab z2_kfree crash (unclosed\n', [])
+
+
+if __name__ == '__main__':
+	unittest.main()
