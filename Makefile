@@ -17,8 +17,10 @@
 #   table      matrix/table.py      results/RUN/{table.txt,results.json}
 #
 # matrix/run.sh runs every cell of a run; bisect.sh and series-check.sh run
-# cells on commits of the patched tree. Nothing here loads a module into the
-# host kernel: the modules run in QEMU guests only.
+# cells on commits of the patched tree; mutants.sh runs cells on a copy of
+# the patched tree with one wrong fix (matrix/mutants/*.patch) applied, and
+# each must fail. Nothing here loads a module into the host kernel: the
+# modules run in QEMU guests only.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -63,7 +65,7 @@ ifneq ($(filter insmod modprobe rmmod load install modules_install,$(MAKECMDGOAL
 $(error '$(MAKECMDGOALS)' would touch the host kernel; the modules run only in QEMU guests (make run))
 endif
 
-.PHONY: help deps matrix run test check selftest bisect series-check bench clean distclean
+.PHONY: help deps matrix run test check selftest bisect series-check mutants bench clean distclean
 
 help:
 	@echo 'make matrix              build, boot and test all allocators, vanilla and patched'
@@ -74,6 +76,7 @@ help:
 	@echo 'make bisect ALLOC=slob [GOOD=patch|base|commit] [BAD=...] [CASE=name] [PATCHES=dir]'
 	@echo '                         first patch that breaks one allocator'
 	@echo 'make series-check        every prefix of the series x every allocator'
+	@echo 'make mutants [MUTANT=..] every wrong fix in matrix/mutants/ must be killed by the suite'
 	@echo 'make bench [COLD=1]      pipeline, kunit.py peer and in-guest benchmarks (JSON + table);'
 	@echo '                         COLD=1 adds a whole matrix in an empty scratch cache (~30 min)'
 	@echo 'make clean               remove build dirs (keeps the unpacked trees, ccache, results)'
@@ -97,6 +100,9 @@ bisect: deps
 
 series-check: deps
 	@matrix/series-check.sh $(RESULTS)/series-$(RUN_ID)
+
+mutants: deps
+	@matrix/mutants.sh $(RESULTS)/mutants-$(RUN_ID) $(MUTANT)
 
 check: deps
 	@matrix/check.sh

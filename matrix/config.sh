@@ -30,7 +30,8 @@ verify_config() {
 
 main() {
 	local tree=$1 alloc=$2 src obj frags stamp hash scratch
-	check_tree "$tree"
+	# "mutant" is mutants.sh's copy of the patched tree.
+	[ "$tree" = mutant ] || check_tree "$tree"
 	check_alloc "$alloc"
 	src=$(src_dir "$tree")
 	obj=$(obj_dir "$tree" "$alloc")

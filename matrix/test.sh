@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # test.sh: everything "make test" runs, cheapest first, each stage counted,
-# then one summary line "N passed, N failed, N skipped":
+# then one summary line "N passed, N failed" (", N skipped" when a test
+# really skipped):
 #   selftest  harness unit tests (fake QEMU, console, table) and shellcheck
 #   check     the series: checkpatch --strict, sign-off, git am to pristine
 #   matrix    vanilla and patched x slab, slub, slob: every patched row
@@ -11,6 +12,8 @@
 #             a build failure, SIGTERM mid-build and mid-boot, two runs at
 #             once, broken KTAP
 #   bisect    make bisect finds a planted bad patch (bisect-selftest.sh)
+#   mutants   every plausible wrong fix in matrix/mutants/ is killed by
+#             some contract case (mutants.sh)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -89,6 +92,12 @@ stage_bisect() {
 	tally_lines bisect "$("$ZSP_ROOT/matrix/bisect-selftest.sh" || true)"
 }
 
+stage_mutants() {
+	local dir
+	dir="$ZSP_ROOT/results/mutants-$(date +%Y%m%d-%H%M%S)-$$"
+	tally_lines mutants "$("$ZSP_ROOT/matrix/mutants.sh" "$dir" || true)"
+}
+
 main() {
 	stage_selftest
 	stage_check
@@ -96,7 +105,14 @@ main() {
 	stage_baseline
 	stage_faults
 	stage_bisect
-	echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+	stage_mutants
+	# Skips are counted only where a test really skipped (a self-test
+	# whose tool is missing); a skip in the patched tree is a failure.
+	if [ "$SKIPPED" -gt 0 ]; then
+		echo "$PASSED passed, $FAILED failed, $SKIPPED skipped"
+	else
+		echo "$PASSED passed, $FAILED failed"
+	fi
 	[ "$FAILED" -eq 0 ]
 }
 
