@@ -655,6 +655,13 @@ static void z2_kmem_cache_free_rcu(struct kunit *test)
 			NR_SMALL, false);
 }
 
+/* An odd size puts SLOB's RCU footer at an odd offset unless it is aligned. */
+static void z2_kmem_cache_free_rcu_odd_size(struct kunit *test)
+{
+	free_into_cache(test, "zsp_rcu_odd", 12, SLAB_TYPESAFE_BY_RCU, GFP_KERNEL,
+			NR_SMALL, false);
+}
+
 static void z2_kmem_cache_free_zero_sized(struct kunit *test)
 {
 	free_into_cache(test, "zsp_zero", 0, 0, GFP_KERNEL, NR_EMPTY, false);
@@ -1216,6 +1223,7 @@ static struct kunit_case z2_cases[] = {
 	KUNIT_CASE(z2_kmem_cache_free),
 	KUNIT_CASE(z2_kmem_cache_free_small),
 	KUNIT_CASE(z2_kmem_cache_free_rcu),
+	KUNIT_CASE(z2_kmem_cache_free_rcu_odd_size),
 	KUNIT_CASE(z2_kmem_cache_free_zero_sized),
 	KUNIT_CASE(z2_kmem_cache_free_accounted),
 	KUNIT_CASE(z2_kfree_bulk_sentinels),

@@ -29,7 +29,11 @@ tally() {
 	PASSED=$((PASSED + $1))
 	FAILED=$((FAILED + $2))
 	SKIPPED=$((SKIPPED + ${4:-0}))
-	log "$3: $1 passed, $2 failed${4:+, $4 skipped}"
+	if [ "${4:-0}" -gt 0 ]; then
+		log "$3: $1 passed, $2 failed, $4 skipped"
+	else
+		log "$3: $1 passed, $2 failed"
+	fi
 }
 
 # tally_lines STAGE OUTPUT: count "ok"/"FAIL" lines of a checker's output.
