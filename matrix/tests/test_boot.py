@@ -9,6 +9,7 @@ import sys
 import tempfile
 import time
 import unittest
+from unittest import mock
 from typing import List
 
 import boot
@@ -48,16 +49,12 @@ class FakeQemu(unittest.TestCase):
 		self.env = {'PATH': self.dir + ':' + os.environ['PATH'],
 			    'FAKE_QEMU_PID': os.path.join(self.dir, 'pid'),
 			    'FAKE_QEMU_CONSOLE': os.path.join(self.dir, 'console')}
-		self.saved = {k: os.environ.get(k) for k in self.env}
-		os.environ.update(self.env)
+		env = mock.patch.dict(os.environ, self.env)
+		env.start()
+		self.addCleanup(env.stop)
 		self.log = os.path.join(self.dir, 'log')
 
 	def tearDown(self) -> None:
-		for k, v in self.saved.items():
-			if v is None:
-				os.environ.pop(k, None)
-			else:
-				os.environ[k] = v
 		self.tmp.cleanup()
 
 	def run_boot(self, lines: List[str], end: str = 'exit', silence: float = 3,

@@ -12,6 +12,7 @@ import re
 import shutil
 import tempfile
 import unittest
+from unittest import mock
 from typing import Dict, List, Tuple
 
 import boot
@@ -313,15 +314,12 @@ class ResumeTest(unittest.TestCase):
 		self.env = {'PATH': self.tmp + ':' + os.environ['PATH'],
 			    'FAKE_QEMU_PID': os.path.join(self.tmp, 'pid'),
 			    'FAKE_QEMU_DELAY': '0.001'}
-		self.saved = {k: os.environ.get(k) for k in
-			      list(self.env) + ['FAKE_QEMU_CONSOLE', 'FAKE_QEMU_END']}
+		# Whatever a test sets in the environment is undone after it.
+		env = mock.patch.dict(os.environ)
+		env.start()
+		self.addCleanup(env.stop)
 
 	def tearDown(self) -> None:
-		for k, v in self.saved.items():
-			if v is None:
-				os.environ.pop(k, None)
-			else:
-				os.environ[k] = v
 		shutil.rmtree(self.tmp)
 
 	def run_cell(self, consoles: List[str], ends: List[str]) -> dict:
