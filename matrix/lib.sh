@@ -62,3 +62,20 @@ back_to_series() {
 	git -C "$1" bisect reset >/dev/null 2>&1 || true
 	git -C "$1" checkout -q zsp-series 2>/dev/null || rm -f "$1/.git/zsp-series"
 }
+
+# link_patched_copy DST: make DST a hard-linked copy of the patched tree
+# (without .git and O= dirs) unless it already is one of the current
+# series; O= dirs inside DST stay. git writes a changed file anew (a new
+# inode), so a link never carries a change from one tree into the other.
+# Returns 1 when DST was already current.
+link_patched_copy() {
+	local src dst=$1 stamp
+	src=$(src_dir patched)
+	stamp=$(cat "$src/.git/zsp-series")
+	[ "$(cat "$dst/.zsp-copy" 2>/dev/null)" != "$stamp" ] || return 1
+	mkdir -p "$dst"
+	find "$dst" -mindepth 1 -maxdepth 1 ! -name 'o-*' -exec rm -rf {} +
+	(cd "$src" && find . -mindepth 1 -maxdepth 1 ! -name .git ! -name 'o-*' \
+		-exec cp -al {} "$dst/" \;)
+	printf '%s\n' "$stamp" >"$dst/.zsp-copy"
+}

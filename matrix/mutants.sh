@@ -30,22 +30,6 @@ all_names() {
 
 field() { sed -n "s/^$1: *//p" "$2" | head -1; }
 
-# refresh_copy: (re)make the hard-linked copy when the series changed.
-# git writes a file anew (new inode) whenever it changes one, so the
-# links never carry a change from one tree into the other.
-refresh_copy() {
-	local src dst stamp
-	src=$(src_dir patched)
-	dst=$(src_dir mutant)
-	stamp=$(cat "$src/.git/zsp-series")
-	[ "$(cat "$dst/.zsp-copy" 2>/dev/null)" = "$stamp" ] && return 0
-	mkdir -p "$dst"
-	find "$dst" -mindepth 1 -maxdepth 1 ! -name 'o-*' -exec rm -rf {} +
-	(cd "$src" && find . -mindepth 1 -maxdepth 1 ! -name .git ! -name 'o-*' \
-		-exec cp -al {} "$dst/" \;)
-	printf '%s\n' "$stamp" >"$dst/.zsp-copy"
-}
-
 # restore: put back the files the last mutant changed, as new files (a
 # fresh mtime, so that kbuild recompiles them).
 restore() {
@@ -114,7 +98,7 @@ main() {
 	hold_lock src-patched
 	"$ZSP_ROOT/matrix/tree.sh" patched >/dev/null
 	hold_lock src-mutant
-	refresh_copy
+	link_patched_copy "$(src_dir mutant)" || true
 	restore
 	# Grouped by allocator: each O= dir rebuilds one file per mutant. The
 	# control, the copy without a mutant, must pass in the same harness:

@@ -14,15 +14,8 @@ PEER=$ZSP_CACHE/peer
 # peer_tree: lib/zsp-kunit in a hard-linked copy of the patched tree,
 # made again when the series changed.
 peer_tree() {
-	local patched stamp
-	patched=$(src_dir patched)
-	stamp=$(cat "$patched/.git/zsp-series")
-	if [ "$(cat "$PEER/src/.zsp-peer" 2>/dev/null)" != "$stamp" ]; then
-		log "peer: copy of the patched tree in $PEER/src"
-		rm -rf "$PEER/src"
-		mkdir -p "$PEER/src"
-		(cd "$patched" && find . -mindepth 1 -maxdepth 1 ! -name .git ! -name 'o-*' \
-			-exec cp -al {} "$PEER/src/" \;)
+	if link_patched_copy "$PEER/src"; then
+		log "peer: copied the patched tree to $PEER/src"
 		# sed -i writes new files: the patched tree's stay as they are.
 		sed -i '$a\
 obj-$(CONFIG_ZSP_KUNIT_TEST) += zsp-kunit/' "$PEER/src/lib/Makefile"
@@ -32,7 +25,6 @@ config ZSP_KUNIT_TEST\
 	tristate "Zero-size allocation contract suite" if !KUNIT_ALL_TESTS\
 	depends on KUNIT\
 	default KUNIT_ALL_TESTS' "$PEER/src/lib/Kconfig.debug"
-		echo "$stamp" >"$PEER/src/.zsp-peer"
 	fi
 	mkdir -p "$PEER/src/lib/zsp-kunit"
 	cp "$ZSP_ROOT"/kunit/zero_size_{test,plan}.c "$ZSP_ROOT"/kunit/*.h "$PEER/src/lib/zsp-kunit/"
