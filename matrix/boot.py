@@ -67,7 +67,8 @@ def qemu_command(kernel: str, initrd: str, append: str) -> List[str]:
 # head: the suite's RCU cases then test that path, not whichever of the
 # two a page cache refill left them. rcu_cpu_stall_timeout=10: a CPU that
 # spins with interrupts off (SLOB's list walk under slob_lock) never shows a
-# soft lockup, but the other CPU reports the RCU stall, within ~10 s.
+# soft lockup; the other CPU reports the RCU stall within ~10 s, unless it
+# spins on the same lock, when only the silence timeout ends the boot.
 APPEND = ('console=ttyS0 panic=-1 watchdog_thresh=5 i8042.noaux '
 	  'rcutree.rcu_min_cached_objs=0 rcupdate.rcu_cpu_stall_timeout=10')
 
