@@ -30,32 +30,37 @@ all_names() {
 
 field() { sed -n "s/^$1: *//p" "$2" | head -1; }
 
-# restore: put back the files the last mutant changed, as new files (a
-# fresh mtime, so that kbuild recompiles them).
-restore() {
+# fresh_copies: the files listed in the copy's .zsp-mutant become private
+# copies of the patched tree's (new inodes with a fresh mtime, so that
+# kbuild recompiles them and nothing is written through a link).
+fresh_copies() {
 	local src dst f
 	src=$(src_dir patched)
 	dst=$(src_dir mutant)
-	[ -f "$dst/.zsp-mutant" ] || return 0
 	while read -r f; do
 		cp --remove-destination "$src/$f" "$dst/$f"
 	done <"$dst/.zsp-mutant"
+}
+
+# restore: put back the files the last mutant changed.
+restore() {
+	local dst
+	dst=$(src_dir mutant)
+	[ -f "$dst/.zsp-mutant" ] || return 0
+	fresh_copies
 	rm -f "$dst/.zsp-mutant"
 }
 
 # apply PATCH: apply one mutant to the copy, remembering what it touched.
-# Each touched file first becomes a private copy, so that nothing is ever
-# written through a link into the patched tree. Git must not find the
-# project's own repository above build/: from inside it, git apply would
-# skip every path outside the current directory, silently.
+# Git must not find the project's own repository above build/: from
+# inside it, git apply would skip every path outside the current
+# directory, silently.
 apply() {
 	local src dst f
 	src=$(src_dir patched)
 	dst=$(src_dir mutant)
 	git apply --numstat "$1" | cut -f3 >"$dst/.zsp-mutant"
-	while read -r f; do
-		cp --remove-destination "$src/$f" "$dst/$f"
-	done <"$dst/.zsp-mutant"
+	fresh_copies
 	(cd "$dst" && GIT_CEILING_DIRECTORIES=$(dirname "$dst") git apply "$1") ||
 		die "mutant $(basename "$1") does not apply to the series; regenerate it"
 	while read -r f; do
