@@ -9,12 +9,16 @@
 #   kernel     matrix/build.sh      bzImage + modules in $(CACHE)/src/TREE/o-ALLOC (ccache)
 #   module     matrix/module.sh     kunit/zero_size_test.ko, out of tree (M=)
 #   initramfs  matrix/initramfs.sh  busybox-static + matrix/guest-init + modules
-#   boot       matrix/cell.py       QEMU (-smp 2, -nic none, timeouts) via boot.py;
+#   boot       zsp/runner.py        QEMU (-smp 2, -nic none, timeouts) via zsp/qemu.py;
 #                                   boots again after a crashing or hanging case;
 #                                   reuses an earlier cell's results when kernel,
-#                                   initramfs and harness hash the same (reuse.py)
-#   parse      matrix/console.py    console -> per-module KTAP -> the tree's kunit.py parse
-#   table      matrix/table.py      results/RUN/{table.txt,results.json}
+#                                   initramfs and harness hash the same (zsp/cache.py)
+#   parse      zsp/console.py       console -> per-module KTAP -> the tree's kunit.py parse
+#   table      zsp/table.py         results/RUN/{table.txt,results.json}
+#
+# matrix/zsp/ is the harness's Python package (python3 -m zsp -h lists its
+# subcommands); zsp/axes.py holds the matrix's axes as data: kernels (their
+# tarball, allocators, baseline), trees, profiles.
 #
 # matrix/run.sh runs every cell of a run; bisect.sh and series-check.sh run
 # cells on commits of the patched tree; mutants.sh runs cells on a copy of
@@ -41,14 +45,18 @@ ifneq ($(FRESH),)
 export ZSP_FRESH := 1
 endif
 
-ALLOCATORS := slab slub slob
-TREES := vanilla patched
+# The axes' one place is matrix/zsp/axes.py. Without python3 (a fresh
+# machine before "make deps") they are empty and the scripts check ALLOC.
+ZSP := PYTHONPATH=$(ROOT)/matrix python3 -m zsp
+ALLOCATORS := $(shell $(ZSP) axes allocators 2>/dev/null)
+TREES := $(shell $(ZSP) axes trees 2>/dev/null)
 RUN_ID := $(shell echo $$(date +%Y%m%d-%H%M%S)-$$$$)
 
 sel_alloc = $(if $(filter all,$(ALLOC)),$(ALLOCATORS),$(ALLOC))
 sel_tree = $(if $(filter both,$(TREE)),$(TREES),$(TREE))
 
 # Bad input stops here, with one line, before any work.
+ifneq ($(ALLOCATORS),)
 ifneq ($(filter-out $(ALLOCATORS) all,$(ALLOC)),)
 $(error unknown ALLOC '$(ALLOC)'; valid: $(ALLOCATORS) all)
 endif
@@ -58,6 +66,7 @@ endif
 ifneq ($(filter bisect,$(MAKECMDGOALS)),)
 ifeq ($(filter $(ALLOCATORS),$(ALLOC)),)
 $(error make bisect needs one ALLOC=, one of: $(ALLOCATORS))
+endif
 endif
 endif
 # Refused on purpose: the test modules crash kernels and run only in guests.

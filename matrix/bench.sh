@@ -28,7 +28,7 @@ timed() {
 
 # stages NAME RUN: the per-stage seconds of RUN into the pipeline record.
 stages() {
-	PIPE="$PIPE, \"$1\": $(python3 "$ZSP_ROOT/matrix/bench.py" stages "$2")"
+	PIPE="$PIPE, \"$1\": $(zsp bench stages "$2")"
 }
 
 matrix_run() {
@@ -74,9 +74,7 @@ main() {
 	ZSP_PATCHES=$tmp timed slub_patch_edit_rerun_s "$ZSP_ROOT/matrix/run.sh" "$OUT/edit" patched "$ZSP_ALLOCATORS"
 	stages slub_patch_edit_stages_s "$OUT/edit"
 	rm -rf "$tmp"
-	hold_lock src-patched
-	"$ZSP_ROOT/matrix/tree.sh" patched >/dev/null
-	exec {ZSP_LOCK_FD}>&-
+	with_locks src-patched -- "$ZSP_ROOT/matrix/tree.sh" patched >/dev/null
 	echo "{$PIPE}" >"$OUT/pipeline.json"
 	log "bench: peer, kunit.py run --arch=x86_64 beside a FRESH=1 cell (slub)"
 	"$ZSP_ROOT/matrix/peer.sh" slub "$OUT/peer" || true
@@ -88,12 +86,12 @@ main() {
 	for n in $(seq "$GUEST_BOOTS"); do
 		for alloc in $ZSP_ALLOCATORS; do
 			for tree in $ZSP_TREES; do
-				python3 "$ZSP_ROOT/matrix/bench.py" guest "$OUT" "$tree" "$alloc" \
+				zsp bench guest "$OUT" "$tree" "$alloc" \
 					"$(obj_dir "$tree" "$alloc")" "$n" || true
 			done
 		done
 	done
-	python3 "$ZSP_ROOT/matrix/bench.py" report "$OUT"
+	zsp bench report "$OUT"
 }
 
 main "$@"

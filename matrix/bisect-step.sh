@@ -12,7 +12,7 @@ main() {
 	commit=$(git rev-parse --short=12 HEAD)
 	log "bisect step $commit ($(git log -1 --format=%s HEAD))"
 	"$ZSP_ROOT/matrix/cell.sh" patched "$alloc" "$run/$commit" zero_size_test
-	python3 "$ZSP_ROOT/matrix/verdict.py" "$run/$commit/cell.json" "$case"
+	zsp bisect-verdict "$run/$commit/cell.json" --case "$case"
 }
 
 main "$@"

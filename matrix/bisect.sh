@@ -51,9 +51,9 @@ main() {
 	if [ -n "$CASE" ] && ! grep -q "KUNIT_CASE($CASE)" "$ZSP_ROOT/kunit/zero_size_test.c"; then
 		die "unknown CASE '$CASE'; valid: $(grep -o 'KUNIT_CASE(\w*)' "$ZSP_ROOT/kunit/zero_size_test.c" | sed 's/KUNIT_CASE(\(.*\))/\1/' | tr '\n' ' ')"
 	fi
+	relock src-patched -- "$0" "$@"
 	export ALLOC CASE RUN
 	mkdir -p "$RUN"
-	hold_lock src-patched
 	# Globals: the EXIT trap needs them after main returns.
 	src=$("$ZSP_ROOT/matrix/tree.sh" patched)
 	tip=$(git -C "$src" rev-parse HEAD)

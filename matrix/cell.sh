@@ -54,14 +54,14 @@ boot_cell() {
 	local tree=$1 alloc=$2 obj=$3 modules=$4 src
 	src=$(src_dir "$tree")
 	[ -n "$modules" ] || modules=$(default_modules "$obj")
-	phase boot python3 "$MATRIX/cell.py" --tree "$tree" --alloc "$alloc" \
+	phase boot zsp boot-cell --tree "$tree" --alloc "$alloc" \
 		--kernel "$obj/arch/x86/boot/bzImage" \
 		--initrd "$obj/zsp-initramfs.cpio" \
 		--gen-init-cpio "$obj/usr/gen_init_cpio" \
 		--kunit-tool "$src/tools/testing/kunit/kunit.py" \
 		--modules "$modules" \
-		--timeout "${ZSP_TIMEOUT:-300}" --silence "${ZSP_SILENCE:-20}" \
-		--max-boots "${ZSP_MAX_BOOTS:-40}" \
+		${ZSP_TIMEOUT:+--timeout "$ZSP_TIMEOUT"} ${ZSP_SILENCE:+--silence "$ZSP_SILENCE"} \
+		${ZSP_MAX_BOOTS:+--max-boots "$ZSP_MAX_BOOTS"} \
 		--store "$ZSP_CACHE/cell-results" ${ZSP_FRESH:+--fresh} \
 		--out "$DIR"
 }

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# check.sh: the series is fit to send. Every patch of patches/series has a
-# subject with a subsystem prefix and a Signed-off-by, passes the tree's
-# checkpatch.pl --strict without errors or warnings, and the series
-# applies with git am to the pristine tree (tree.sh patched does that,
-# and caches the result by the series' content). Prints one line per
-# patch and a summary; exits 1 on any failure.
+# check.sh: the harness is clean and the series is fit to send. The shell
+# passes shellcheck and the zsp package mypy --strict; every patch of
+# patches/series has a subject with a subsystem prefix and a
+# Signed-off-by, passes the tree's checkpatch.pl --strict without errors
+# or warnings, and the series applies with git am to the pristine tree
+# (tree.sh patched does that, and caches the result by the series'
+# content). Prints one line per check and a summary; exits 1 on any
+# failure.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -26,9 +28,32 @@ check_patch() {
 	echo "ok   $name"
 }
 
+# lint NAME CMD...: one "ok"/"FAIL" line for a linter run over the harness.
+lint() {
+	local name=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		echo "ok   $name"
+	else
+		echo "FAIL $name: $(printf '%s\n' "$out" | grep -m1 -E 'error|SC[0-9]+' || printf '%s\n' "$out" | tail -1)"
+		printf '%s\n' "$out" >&2
+		return 1
+	fi
+}
+
 main() {
 	local src patch pass=0 fail=0 err
-	hold_lock src-patched
+	relock src-patched -- "$0" "$@"
+	if lint shellcheck shellcheck "$ZSP_ROOT"/matrix/*.sh "$ZSP_ROOT"/matrix/guest-init "$ZSP_ROOT"/.ci/run; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+	fi
+	if lint 'mypy --strict matrix/zsp' mypy --strict --cache-dir "$ZSP_CACHE/mypy" "$ZSP_ROOT/matrix/zsp"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+	fi
 	"$ZSP_ROOT/matrix/tree.sh" vanilla >/dev/null
 	src=$(src_dir vanilla)
 	if err=$("$ZSP_ROOT/matrix/tree.sh" patched 2>&1 >/dev/null); then

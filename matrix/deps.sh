@@ -2,11 +2,21 @@
 # deps.sh: make sure the Debian packages the pipeline needs are installed.
 # As root, install what is missing; otherwise print the exact command.
 set -euo pipefail
+
+# The harness (lib.sh included) is Python: that one comes first.
+if ! command -v python3 >/dev/null; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "error: python3 is missing; run: sudo apt-get install -y python3" >&2
+		exit 1
+	fi
+	apt-get update >/dev/null 2>&1 || true
+	DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 >/dev/null
+fi
 . "$(dirname "$0")/lib.sh"
 
-PACKAGES="linux-source-6.1 qemu-system-x86 gcc make busybox-static jq bc
+PACKAGES="$(zsp axes package) qemu-system-x86 gcc make busybox-static jq bc
 bison flex libelf-dev libssl-dev cpio ccache python3 xz-utils perl git
-util-linux shellcheck ${ZSP_EXTRA_PACKAGES:-}"
+util-linux shellcheck mypy ${ZSP_EXTRA_PACKAGES:-}"
 
 missing_packages() {
 	local p

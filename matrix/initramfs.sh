@@ -41,7 +41,7 @@ main() {
 	[ -x "$BUSYBOX" ] || die "$BUSYBOX is missing; install it: apt-get install busybox-static"
 	cpio_spec "$obj" "$mod" >"$out.spec"
 	# -t: fixed times for the dirs, so that unchanged inputs give the same
-	# archive (reuse.py hashes it).
+	# archive (zsp/cache.py hashes it).
 	"$obj/usr/gen_init_cpio" -t 0 "$out.spec" >"$out.tmp"
 	mv "$out.tmp" "$out"
 }

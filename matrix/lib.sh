@@ -2,12 +2,19 @@
 # Shared paths and helpers for the matrix scripts. Sourced, not run.
 
 ZSP_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+# zsp SUBCOMMAND ARGS...: the harness's Python side (matrix/zsp/).
+zsp() {
+	PYTHONPATH="$ZSP_ROOT/matrix" python3 -m zsp "$@"
+}
+
+# The axes come from zsp/axes.py, their one place.
 ZSP_CACHE=${ZSP_CACHE:-$ZSP_ROOT/build}
-ZSP_TARBALL=${ZSP_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+ZSP_TARBALL=${ZSP_TARBALL:-$(zsp axes tarball)}
 ZSP_PATCHES=${ZSP_PATCHES:-$ZSP_ROOT/patches}
 ZSP_CONFIGS=${ZSP_CONFIGS:-$ZSP_ROOT/configs}
-ZSP_ALLOCATORS="slab slub slob"
-ZSP_TREES="vanilla patched"
+ZSP_ALLOCATORS=$(zsp axes allocators)
+ZSP_TREES=$(zsp axes trees)
 export ZSP_ROOT ZSP_CACHE ZSP_TARBALL ZSP_PATCHES ZSP_CONFIGS
 
 # die MSG: the one-line error every script ends with on bad input.
@@ -45,14 +52,43 @@ src_dir() { printf '%s/src/%s\n' "$ZSP_CACHE" "$1"; }
 # ZSP_O_PREFIX lets the harness self-tests use scratch build dirs.
 obj_dir() { printf '%s/src/%s/%s%s\n' "$ZSP_CACHE" "$1" "${ZSP_O_PREFIX:-o-}" "$2"; }
 
-# hold_lock NAME: take an exclusive lock until ZSP_LOCK_FD is closed or the
-# process ends, or refuse: two runs on one tree would corrupt each other.
-hold_lock() {
-	local lock="$ZSP_CACHE/locks/$1.lock"
-	mkdir -p "$ZSP_CACHE/locks"
-	exec {ZSP_LOCK_FD}>"$lock"
-	flock -n "$ZSP_LOCK_FD" ||
-		die "another run holds $lock; wait for it to finish"
+# with_locks NAME... -- CMD...: run CMD under the cache's locks NAME...,
+# or refuse: two runs on one tree would corrupt each other. "zsp locked"
+# holds them in its own process, on descriptors no child inherits (a
+# daemon a child leaves behind, such as git's auto gc, cannot keep them),
+# and ends after CMD, however CMD ends. Locks a caller already holds for
+# us (ZSP_LOCKS, set by zsp locked) are not taken again.
+with_locks() {
+	local names=() n
+	while [ "$1" != -- ]; do
+		case " ${ZSP_LOCKS:-} " in
+		*" $1 "*) ;;
+		*) names+=(--lock "$1") ;;
+		esac
+		shift
+	done
+	shift
+	if [ ${#names[@]} -eq 0 ]; then
+		"$@"
+		return
+	fi
+	zsp locked --cache "$ZSP_CACHE" "${names[@]}" -- "$@"
+}
+
+# relock NAME... -- "$@": at the top of a script's main, run the script
+# again under with_locks, unless it already holds every NAME.
+relock() {
+	local n need=0
+	for n in "$@"; do
+		[ "$n" != -- ] || break
+		case " ${ZSP_LOCKS:-} " in
+		*" $n "*) ;;
+		*) need=1 ;;
+		esac
+	done
+	[ "$need" -eq 1 ] || return 0
+	with_locks "$@"
+	exit
 }
 
 # back_to_series SRC: after bisect or series-check moved the patched tree's

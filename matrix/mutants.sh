@@ -76,7 +76,7 @@ judge() {
 	if [ -f "$dir/error" ]; then
 		verdict="error	$(cat "$dir/error")"
 	else
-		verdict=$(python3 "$ZSP_ROOT/matrix/mutant_verdict.py" "$dir/cell.json")
+		verdict=$(zsp mutant-verdict "$dir/cell.json")
 	fi
 	printf '%s\t%s\t%s\n' "$name" "$alloc" "$verdict" >>"$RUN/mutants.tsv"
 	case $verdict in
@@ -98,11 +98,10 @@ main() {
 	for name in "${want[@]}"; do
 		[ -f "$MUTANTS/$name.patch" ] || die "unknown MUTANT '$name'; valid: $(all_names)"
 	done
+	relock src-patched src-mutant -- "$0" "$@"
 	mkdir -p "$RUN"
 	: >"$RUN/mutants.tsv"
-	hold_lock src-patched
 	"$ZSP_ROOT/matrix/tree.sh" patched >/dev/null
-	hold_lock src-mutant
 	link_patched_copy "$(src_dir mutant)" || true
 	restore
 	# Grouped by allocator: each O= dir rebuilds one file per mutant. The
@@ -127,7 +126,7 @@ main() {
 			restore
 		done
 	done
-	python3 "$ZSP_ROOT/matrix/mutant_verdict.py" --table "$RUN/mutants.tsv" |
+	zsp mutant-table "$RUN/mutants.tsv" |
 		tee "$RUN/mutants.txt" >&2
 }
 

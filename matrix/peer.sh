@@ -59,15 +59,15 @@ main() {
 	[ -f "$(src_dir patched)/.git/zsp-series" ] ||
 		die "peer needs the patched tree; run: make run ALLOC=$ALLOC TREE=patched"
 	mkdir -p "$out"
+	relock peer -- "$0" "$@"
 	rm -f "$out/peer-times"
-	hold_lock peer
 	peer_tree
 	kunitconfig "$ALLOC" >"$out/kunitconfig"
 	log "peer: kunit.py run --arch=x86_64 ($ALLOC), first run"
 	kunit_run first "$out"
 	log "peer: kunit.py run, again with nothing changed"
 	kunit_run again "$out"
-	python3 "$ZSP_ROOT/matrix/bench.py" peer "$out" "$ALLOC"
+	zsp bench peer "$out" "$ALLOC"
 }
 
 main "$@"

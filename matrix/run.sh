@@ -16,7 +16,7 @@ wait_boot() {
 	BOOT_PID=""
 }
 
-# stop_boot: on the way out, the background boot goes too; cell.py kills
+# stop_boot: on the way out, the background boot goes too; zsp boot-cell kills
 # its QEMU on SIGTERM.
 stop_boot() {
 	[ -n "$BOOT_PID" ] || return 0
@@ -34,7 +34,7 @@ run_cell() {
 }
 
 main() {
-	local run=$1 trees=$2 allocs=$3 tree alloc err
+	local run=$1 trees=${2:-$ZSP_TREES} allocs=${3:-$ZSP_ALLOCATORS} tree alloc err locks
 	mkdir -p "$run"
 	# Signals reach the background boot through the process group (Ctrl-C,
 	# make, kill -- -PGID); this covers the other ways out.
@@ -45,8 +45,12 @@ main() {
 	for alloc in $allocs; do
 		check_alloc "$alloc"
 	done
+	locks=()
 	for tree in $trees; do
-		hold_lock "src-$tree"
+		locks+=("src-$tree")
+	done
+	relock "${locks[@]}" -- "$0" "$@"
+	for tree in $trees; do
 		if ! err=$(ZSP_TIMINGS="$run/tree-$tree.timings" "$ZSP_ROOT/matrix/tree.sh" "$tree" 2>&1 >/dev/null); then
 			err=$(printf '%s\n' "$err" | grep -m1 '^error:' || printf '%s\n' "$err" | tail -1)
 			printf '%s\n' "$err" >&2
@@ -59,10 +63,9 @@ main() {
 				run_cell "$tree" "$alloc" "$run/$tree-$alloc"
 			done
 		fi
-		# The tree's lock stays held while its last cell may still boot.
 	done
 	wait_boot
-	python3 "$ZSP_ROOT/matrix/table.py" "$run"
+	zsp table "$run"
 }
 
 main "$@"

@@ -13,8 +13,8 @@ set -euo pipefail
 main() {
 	local run=$1 commit k=0 alloc
 	# src is global: the EXIT trap needs it after main returns.
+	relock src-patched -- "$0" "$@"
 	mkdir -p "$run"
-	hold_lock src-patched
 	src=$("$ZSP_ROOT/matrix/tree.sh" patched)
 	trap 'back_to_series "$src"' EXIT
 	for commit in $(git -C "$src" rev-parse zsp-base) $(git -C "$src" rev-list --reverse zsp-base..HEAD); do
@@ -26,7 +26,7 @@ main() {
 		done
 		k=$((k + 1))
 	done
-	python3 "$ZSP_ROOT/matrix/series_table.py" "$run"
+	zsp series-table "$run"
 }
 
 main "$@"

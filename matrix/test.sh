@@ -2,8 +2,9 @@
 # test.sh: everything "make test" runs, cheapest first, each stage counted,
 # then one summary line "N passed, N failed" (", N skipped" when a test
 # really skipped):
-#   selftest  harness unit tests (fake QEMU, console, table) and shellcheck
-#   check     the series: checkpatch --strict, sign-off, git am to pristine
+#   selftest  harness unit tests (fake QEMU, console, table)
+#   check     shellcheck, mypy --strict; the series: checkpatch --strict,
+#             sign-off, git am to pristine
 #   matrix    vanilla and patched x slab, slub, slob: every patched row
 #             (contract suite, upstream's tests) and every cell must pass
 #   baseline  vanilla still fails exactly where baseline-vanilla.txt says
@@ -17,7 +18,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-# Tests run: no cell results reused from earlier runs (reuse.py).
+# Tests run: no cell results reused from earlier runs (zsp/cache.py).
 export ZSP_FRESH=1
 
 PASSED=0
@@ -60,11 +61,6 @@ unittests() {
 
 stage_selftest() {
 	unittests selftest 'test_*.py'
-	if shellcheck "$ZSP_ROOT"/matrix/*.sh "$ZSP_ROOT"/matrix/guest-init "$ZSP_ROOT"/.ci/run >&2; then
-		tally 1 0 "shellcheck"
-	else
-		tally 0 1 "shellcheck"
-	fi
 }
 
 stage_check() {
@@ -79,13 +75,13 @@ stage_matrix() {
 		tally 0 1 "matrix (no results.json in $RUN_DIR)"
 		return
 	fi
-	read -r p f s < <(python3 "$ZSP_ROOT/matrix/table.py" --count "$RUN_DIR")
+	read -r p f s < <(zsp table --count "$RUN_DIR")
 	tally "$p" "$f" "matrix ($RUN_DIR)" "$s"
 }
 
 stage_baseline() {
 	[ -f "$RUN_DIR/results.json" ] || return 0
-	tally_lines baseline "$(python3 "$ZSP_ROOT/matrix/baseline.py" "$RUN_DIR" || true)"
+	tally_lines baseline "$(zsp baseline "$RUN_DIR" || true)"
 }
 
 stage_faults() {

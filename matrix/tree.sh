@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tree.sh vanilla|patched: make the kernel tree exist and print its path.
-# The caller holds the tree's lock (hold_lock src-TREE).
+# The caller holds the tree's lock (relock or with_locks src-TREE, lib.sh).
 #
 # vanilla: the tarball, unpacked once.
 # patched: the tarball as a git repo (commit tagged zsp-base) with every
@@ -35,6 +35,10 @@ make_git_base() {
 	git_tree "$dest" rev-parse -q --verify zsp-base >/dev/null 2>&1 && return
 	log "git init $dest (base commit)"
 	git init -q "$dest"
+	# The first commit leaves ~80k loose objects, and git's auto gc would
+	# then detach a daemon that repacks for minutes beside the build.
+	git_tree "$dest" config gc.auto 0
+	git_tree "$dest" config maintenance.auto false
 	git_tree "$dest" add -f -A
 	git_tree "$dest" commit -q -m "linux-source-6.1 $(make -s -C "$dest" kernelversion)"
 	git_tree "$dest" tag zsp-base

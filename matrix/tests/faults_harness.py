@@ -230,7 +230,7 @@ class Interrupted(unittest.TestCase):
 @unittest.skipUnless(os.path.exists(os.path.join(PATCHED, 'tools/testing/kunit/kunit.py')),
 		     'needs the kernel tree for kunit.py')
 class GarbageConsole(unittest.TestCase):
-	"""cell.py with a fake QEMU whose console carries broken KTAP."""
+	"""python3 -m zsp boot-cell with a fake QEMU whose console carries broken KTAP."""
 
 	def run_cell(self, console: List[str]) -> dict:
 		import json
@@ -245,13 +245,13 @@ class GarbageConsole(unittest.TestCase):
 			f.write('#!/bin/sh\nprintf plan\n')
 		os.chmod(gen, 0o755)
 		out = os.path.join(tmp, 'out')
-		r = run(['python3', os.path.join(MATRIX, 'cell.py'), '--tree', 'patched',
+		r = run(['python3', '-m', 'zsp', 'boot-cell', '--tree', 'patched',
 			 '--alloc', 'slab', '--kernel', 'k', '--initrd', base,
 			 '--gen-init-cpio', gen, '--kunit-tool',
 			 os.path.join(PATCHED, 'tools/testing/kunit/kunit.py'),
 			 '--modules', 'zero_size_test', '--out', out, '--silence', '3',
 			 '--max-boots', '3'],
-			env={'PATH': tmp + ':' + os.environ['PATH'],
+			env={'PATH': tmp + ':' + os.environ['PATH'], 'PYTHONPATH': MATRIX,
 			     'FAKE_QEMU_PID': os.path.join(tmp, 'pid'),
 			     'FAKE_QEMU_CONSOLE': os.path.join(tmp, 'console'),
 			     'FAKE_QEMU_END': 'hang'})

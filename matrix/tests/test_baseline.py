@@ -10,7 +10,7 @@ import tempfile
 import unittest
 from typing import List, Tuple
 
-import baseline
+from zsp import baseline
 
 
 def row(alloc: str, case: str, status: str, detail: str = '') -> dict:
@@ -29,7 +29,7 @@ class BaselineTest(unittest.TestCase):
 				f.write(listed)
 			out = io.StringIO()
 			with contextlib.redirect_stdout(out):
-				rc = baseline.main([run, path])
+				rc = baseline.main(run, path)
 		return rc, out.getvalue().splitlines()
 
 	def test_reason_regex_with_spaces_and_hash(self) -> None:

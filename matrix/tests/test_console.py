@@ -7,7 +7,7 @@ import os
 import unittest
 from typing import List
 
-import console
+from zsp import console
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
 

@@ -9,8 +9,9 @@ import tempfile
 import unittest
 from unittest import mock
 
-import baseline
-import table
+from zsp import baseline
+from zsp import table
+from zsp import __main__ as cli
 
 
 def cell(tree: str, alloc: str, statuses: dict, details: dict = None) -> dict:
@@ -175,7 +176,7 @@ class CountTest(unittest.TestCase):
 				json.dump(rows, f)
 			out = io.StringIO()
 			with contextlib.redirect_stdout(out):
-				self.assertEqual(table.main(['--count', run]), 0)
+				self.assertEqual(cli.main(['table', '--count', run]), 0)
 		return out.getvalue().strip()
 
 	def test_count(self) -> None:

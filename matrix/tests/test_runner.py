@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""cell.Cell: how the console overrides kunit.py's verdict, and that
+"""runner.Cell: how the console overrides kunit.py's verdict, and that
 nothing a boot shows is lost. Consoles come from tests/data/; kunit.py is
 replaced by a small KTAP reader that writes the same JSON shape."""
 
@@ -15,9 +15,9 @@ import unittest
 from unittest import mock
 from typing import Dict, List, Tuple
 
-import boot
-import cell
-import console
+from zsp import qemu
+from zsp import runner
+from zsp import console
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, 'data')
@@ -39,11 +39,11 @@ for line in open(sys.argv[3]):
 json.dump({'name': 'KUnit Test Group', 'sub_groups': groups, 'test_cases': []}, open(out, 'w'))
 '''
 
-POWEROFF = boot.BootResult('poweroff', 'guest powered off', 1.0)
+POWEROFF = qemu.BootResult('poweroff', 'guest powered off', 1.0)
 
 
-def judge(kstatus: str, ev: console.CaseEvents) -> cell.CaseResult:
-	c = cell.Cell(argparse.Namespace())
+def judge(kstatus: str, ev: console.CaseEvents) -> runner.CaseResult:
+	c = runner.Cell(argparse.Namespace())
 	c.suite_of['x'] = 'zero_size_fault'
 	c.judge('x', kstatus, ev, 1)
 	return c.results['x']
@@ -124,17 +124,17 @@ class ConsoleCase(unittest.TestCase):
 	def tearDown(self) -> None:
 		shutil.rmtree(self.tmp)
 
-	def new_cell(self) -> cell.Cell:
-		return cell.Cell(argparse.Namespace(kunit_tool=self.kunit, out=self.tmp))
+	def new_cell(self) -> runner.Cell:
+		return runner.Cell(argparse.Namespace(kunit_tool=self.kunit, out=self.tmp))
 
-	def collect(self, c: cell.Cell, name: str, r: boot.BootResult = POWEROFF,
+	def collect(self, c: runner.Cell, name: str, r: qemu.BootResult = POWEROFF,
 		    skip: Tuple[str, ...] = (), n: int = 1) -> None:
 		with open(os.path.join(DATA, name)) as f:
 			sc = console.scan(f.read().splitlines())
 		c.boots.append({'boot': n, 'log': name, **vars(r)})
 		c.collect(n, os.path.join(self.tmp, f'boot-{n}'), list(skip), r, sc)
 
-	def rows(self, name: str, r: boot.BootResult = POWEROFF,
+	def rows(self, name: str, r: qemu.BootResult = POWEROFF,
 		 finish: bool = True) -> Dict[str, Tuple[str, str]]:
 		c = self.new_cell()
 		self.collect(c, name, r)
@@ -151,7 +151,7 @@ class CellTest(ConsoleCase):
 
 	def test_kworker_oops_after_the_last_case(self) -> None:
 		rows = self.rows('stray-kworker-oops-after-last-case.console',
-				 boot.BootResult('crash', 'Oops: 0000 [#3] SMP', 3.0))
+				 qemu.BootResult('crash', 'Oops: 0000 [#3] SMP', 3.0))
 		self.assertEqual(rows['zero_size_fault.z6_write_faults'][0], 'pass')
 		self.assertEqual(rows['zero_size_fault.z6_read_faults'][0], 'pass')
 		status, detail = rows['zero_size_test.outside_cases']
@@ -168,7 +168,7 @@ class CellTest(ConsoleCase):
 
 	def test_oops_while_the_kernel_boots(self) -> None:
 		rows = self.rows('oops-during-kernel-boot.console',
-				 boot.BootResult('panic', 'Kernel panic - not syncing: Attempted '
+				 qemu.BootResult('panic', 'Kernel panic - not syncing: Attempted '
 						 'to kill init! exitcode=0x00000009', 2.0))
 		status, detail = rows['cell.boot']
 		self.assertEqual(status, 'crash')
@@ -177,14 +177,14 @@ class CellTest(ConsoleCase):
 
 	def test_silence_with_no_case_running(self) -> None:
 		rows = self.rows('silence-after-a-case.console',
-				 boot.BootResult('hang', 'no console output for 30 s', 35.0),
+				 qemu.BootResult('hang', 'no console output for 30 s', 35.0),
 				 finish=False)
 		self.assertEqual(rows['zero_size_test.outside_cases'],
 				 ('hang', 'hang after z2_kfree: no console output for 30 s'))
 
 	def test_kworker_oops_in_a_window_names_the_thread(self) -> None:
 		rows = self.rows('kworker-oops-in-case-window.console',
-				 boot.BootResult('crash', 'Oops: 0000 [#1] SMP', 3.0), finish=False)
+				 qemu.BootResult('crash', 'Oops: 0000 [#1] SMP', 3.0), finish=False)
 		status, detail = rows['zero_size_free.z2_kvfree_rcu_headless']
 		self.assertEqual(status, 'crash')
 		self.assertIn('ffffeba240000008 (Comm: kworker/1:0)', detail)
@@ -192,7 +192,7 @@ class CellTest(ConsoleCase):
 
 	def test_rcu_stall_hangs_the_case(self) -> None:
 		rows = self.rows('rcu-stall-in-case.console',
-				 boot.BootResult('hang', 'rcu: INFO: rcu_sched detected stalls on '
+				 qemu.BootResult('hang', 'rcu: INFO: rcu_sched detected stalls on '
 						 'CPUs/tasks:', 12.0), finish=False)
 		status, detail = rows['zero_size_cache.z5_cache_plain']
 		self.assertEqual(status, 'hang')
@@ -242,7 +242,7 @@ class CellTest(ConsoleCase):
 
 	def test_z6_second_oops_in_the_window(self) -> None:
 		rows = self.rows('z6-second-oops-in-window.console',
-				 boot.BootResult('crash', 'Oops: 0000 [#2] SMP', 3.0))
+				 qemu.BootResult('crash', 'Oops: 0000 [#2] SMP', 3.0))
 		status, detail = rows['zero_size_fault.z6_write_faults']
 		self.assertEqual(status, 'crash')
 		self.assertIn('kworker/1:0', detail)
@@ -252,7 +252,7 @@ class CellTest(ConsoleCase):
 
 	def test_qemu_killed_mid_case_is_an_error(self) -> None:
 		rows = self.rows('qemu-killed-mid-case.boot-1.console',
-				 boot.BootResult('qemu-error', 'qemu killed by SIGKILL', 2.0),
+				 qemu.BootResult('qemu-error', 'qemu killed by SIGKILL', 2.0),
 				 finish=False)
 		status, detail = rows['zero_size_free.z2_kvfree_rcu_headless']
 		self.assertEqual(status, 'error')
@@ -334,7 +334,7 @@ class ResumeTest(unittest.TestCase):
 			out=out, timeout=20, silence=3, max_boots=4, store='', fresh=True)
 		# The boots' progress lines are not this test's output.
 		with contextlib.redirect_stderr(io.StringIO()):
-			self.assertEqual(cell.Cell(args).run(), 0)
+			self.assertEqual(runner.Cell(args).run(), 0)
 		with open(os.path.join(out, 'cell.json')) as f:
 			return json.load(f)
 
@@ -369,7 +369,7 @@ class RealConsoleTest(ConsoleCase):
 	"""Consoles captured from real guests (6.1.192, results of 2026-12-04),
 	as the anchors of the hand-written ones above."""
 
-	def real(self, name: str, r: boot.BootResult = POWEROFF) -> Dict[str, Tuple[str, str]]:
+	def real(self, name: str, r: qemu.BootResult = POWEROFF) -> Dict[str, Tuple[str, str]]:
 		with open(os.path.join(DATA, name)) as f:
 			lines = f.read().splitlines()
 		# The cases this boot's plan skipped, as the harness passed them.
@@ -386,7 +386,7 @@ class RealConsoleTest(ConsoleCase):
 		self.assertEqual({v[0] for v in contract.values()}, {'pass'}, rows)
 
 	def test_kworker_oops_is_the_rcu_cases(self) -> None:
-		crash = boot.BootResult('crash', 'Oops: 0000 [#1] SMP', 3.0)
+		crash = qemu.BootResult('crash', 'Oops: 0000 [#1] SMP', 3.0)
 		rows = self.real('real-vanilla-slab-kvfree-rcu-kworker-oops.console', crash)
 		status, detail = rows['z2_kvfree_rcu_headless']
 		self.assertEqual(status, 'crash')
@@ -402,6 +402,6 @@ class RealConsoleTest(ConsoleCase):
 		self.assertEqual(rows['z6_write_faults'][0], 'pass')
 
 	def test_silent_slob_spin_is_a_hang(self) -> None:
-		hang = boot.BootResult('hang', 'no console output for 20 s', 21.0)
+		hang = qemu.BootResult('hang', 'no console output for 20 s', 21.0)
 		rows = self.real('real-vanilla-slob-z5-hang.console', hang)
 		self.assertEqual(rows['z5_cache_plain'], ('hang', 'no console output for 20 s'))

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """series_table.py RUN: the prefix x allocator table of series-check.sh.
 
@@ -14,7 +13,10 @@ import os
 import sys
 from typing import Dict, List, Optional
 
-ALLOCATORS = ['slab', 'slub', 'slob']
+from .axes import all_allocators
+from .results import in_contract_suite
+
+ALLOCATORS = all_allocators()
 
 
 def load(path: str) -> Optional[Dict[str, str]]:
@@ -23,11 +25,10 @@ def load(path: str) -> Optional[Dict[str, str]]:
 			cases = json.load(f)['cases']
 	except (OSError, ValueError):
 		return None
-	return {c['case']: c['status'] for c in cases if c['suite'].startswith('zero_size')}
+	return {c['case']: c['status'] for c in cases if in_contract_suite(c)}
 
 
-def main(argv: List[str]) -> int:
-	run = argv[0]
+def main(run: str) -> int:
 	n = len(glob.glob(os.path.join(run, 'prefix-*.subject')))
 	bad: List[str] = []
 	lines = [f"{'prefix':<60}" + ''.join(f'  {a:<10}' for a in ALLOCATORS)]
@@ -45,8 +46,9 @@ def main(argv: List[str]) -> int:
 				continue
 			passed = sum(1 for s in cur.values() if s == 'pass')
 			mark = ''
-			if prev[a]:
-				lost = sorted(c for c, s in prev[a].items() if s == 'pass' and cur.get(c) != 'pass')
+			before = prev[a]
+			if before:
+				lost = sorted(c for c, s in before.items() if s == 'pass' and cur.get(c) != 'pass')
 				if lost:
 					mark = '!'
 					bad.append(f"prefix {k} {a}: regressed {' '.join(lost)}")
@@ -63,6 +65,3 @@ def main(argv: List[str]) -> int:
 	print(text)
 	return 1 if bad else 0
 
-
-if __name__ == '__main__':
-	sys.exit(main(sys.argv[1:]))

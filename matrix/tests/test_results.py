@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""verdict.py (git bisect run): only pass passes, and rows outside the
-cases always count."""
+"""python3 -m zsp bisect-verdict (git bisect run): only pass passes, and
+rows outside the cases always count."""
 
 import contextlib
 import io
@@ -10,7 +10,7 @@ import tempfile
 import unittest
 from typing import List
 
-import verdict
+from zsp import __main__ as cli
 
 
 def case(name: str, status: str, suite: str = 'zero_size_free') -> dict:
@@ -25,7 +25,7 @@ class VerdictTest(unittest.TestCase):
 			with open(path, 'w') as f:
 				json.dump({'cases': cases}, f)
 			with contextlib.redirect_stderr(io.StringIO()):
-				return verdict.main([path, want])
+				return cli.main(['bisect-verdict', path, '--case', want])
 
 	def test_all_pass(self) -> None:
 		self.assertEqual(self.verdict([case('z2_kfree', 'pass')]), 0)

@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: GPL-2.0
-"""reuse.py: which inputs key a cell's results, and which results are kept."""
+"""cache.py: which inputs key a cell's results, and which results are kept."""
 
 import json
 import os
 import tempfile
 import unittest
 
-import reuse
+from zsp import cache
 
 
 def boot(outcome: str, reason: str = '') -> dict:
@@ -34,7 +34,7 @@ class KeyTest(unittest.TestCase):
 		self.tmp.cleanup()
 
 	def key(self, modules: str = 'zero_size_test', timeout: float = 300) -> str:
-		return reuse.key(self.kernel, self.initrd, self.tool, modules, timeout, 30)
+		return cache.key(self.kernel, self.initrd, self.tool, modules, timeout, 30)
 
 	def test_same_inputs_same_key(self) -> None:
 		self.assertEqual(self.key(), self.key())
@@ -54,32 +54,32 @@ class StoreTest(unittest.TestCase):
 
 	def test_host_dependent_outcomes_are_not_kept(self) -> None:
 		ok = {'boots': [boot('poweroff')], 'cases': [case('pass')]}
-		self.assertTrue(reuse.storable(ok))
-		self.assertTrue(reuse.storable({'boots': [boot('crash'), boot('poweroff')],
+		self.assertTrue(cache.storable(ok))
+		self.assertTrue(cache.storable({'boots': [boot('crash'), boot('poweroff')],
 						'cases': [case('crash')]}))
-		self.assertTrue(reuse.storable({'boots': [boot('hang', 'watchdog: BUG: soft lockup')],
+		self.assertTrue(cache.storable({'boots': [boot('hang', 'watchdog: BUG: soft lockup')],
 						'cases': [case('hang')]}))
-		self.assertTrue(reuse.storable({'boots': [boot('hang', 'no console output for 30 s')],
+		self.assertTrue(cache.storable({'boots': [boot('hang', 'no console output for 30 s')],
 						'cases': [case('hang')]}))
 		for b in (boot('timeout'), boot('qemu-error')):
-			self.assertFalse(reuse.storable({'boots': [b], 'cases': [case('pass')]}), b)
-		self.assertFalse(reuse.storable({'boots': [boot('poweroff')], 'cases': [case('error')]}))
+			self.assertFalse(cache.storable({'boots': [b], 'cases': [case('pass')]}), b)
+		self.assertFalse(cache.storable({'boots': [boot('poweroff')], 'cases': [case('error')]}))
 
 	def test_lookup_copy(self) -> None:
 		with tempfile.TemporaryDirectory() as d:
 			store, old, new = (os.path.join(d, n) for n in ('store', 'old', 'new'))
 			os.makedirs(old)
 			os.makedirs(new)
-			self.assertIsNone(reuse.lookup(store, 'ab' * 32))
-			reuse.save(store, 'ab' * 32, old)
+			self.assertIsNone(cache.lookup(store, 'ab' * 32))
+			cache.save(store, 'ab' * 32, old)
 			# An entry whose run dir is gone is no entry.
-			self.assertIsNone(reuse.lookup(store, 'ab' * 32))
+			self.assertIsNone(cache.lookup(store, 'ab' * 32))
 			with open(os.path.join(old, 'cell.json'), 'w') as f:
 				json.dump({'boots': [boot('poweroff')], 'cases': [case('pass')]}, f)
 			with open(os.path.join(old, 'boot-1.log'), 'w') as f:
 				f.write('console\n')
-			self.assertEqual(reuse.lookup(store, 'ab' * 32), old)
-			cell = reuse.copy(old, new)
+			self.assertEqual(cache.lookup(store, 'ab' * 32), old)
+			cell = cache.copy(old, new)
 			self.assertEqual(cell['reused_from'], old)
 			self.assertEqual(cell['boots'][0]['log'], os.path.join(new, 'boot-1.log'))
 			self.assertTrue(os.path.exists(os.path.join(new, 'boot-1.log')))

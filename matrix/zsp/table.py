@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Merges the cells of one run into results.json and prints the table
 (rows: suite.case; columns: tree/allocator).
@@ -26,12 +25,11 @@ import re
 import sys
 from typing import Dict, List, Tuple
 
-import baseline
+from . import baseline
+from .axes import TREES, all_allocators
+from .results import CONTRACT_PREFIX, Row, is_contract
 
-ALLOCATORS = ['slab', 'slub', 'slob']
-TREES = ['vanilla', 'patched']
-CONTRACT_PREFIX = 'zero_size'
-OUTSIDE = 'outside_cases'
+ALLOCATORS = all_allocators()
 Z7_ROW = ('zero_size_identical', 'same_on_all_allocators')
 # What varies between runs, trees and allocators without changing what
 # happened: addresses and other hex, PIDs, CPUs, line numbers, durations.
@@ -49,12 +47,7 @@ def normalize(detail: str) -> str:
 	return detail.strip()
 
 
-def is_contract(r: dict) -> bool:
-	"""A case of the contract suite (not its outside-the-cases row)."""
-	return r['suite'].startswith(CONTRACT_PREFIX) and r['case'] != OUTSIDE
-
-
-def load_cells(run: str) -> List[dict]:
+def load_cells(run: str) -> List[Row]:
 	cells = []
 	for tree in TREES:
 		for alloc in ALLOCATORS:
@@ -72,12 +65,12 @@ def load_cells(run: str) -> List[dict]:
 	return cells
 
 
-def z7_row(tree: str, alloc: str, status: str, detail: str) -> dict:
+def z7_row(tree: str, alloc: str, status: str, detail: str) -> Row:
 	return {'tree': tree, 'allocator': alloc, 'suite': Z7_ROW[0], 'case': Z7_ROW[1],
 		'status': status, 'detail': detail, 'boot': 0}
 
 
-def one_allocator_z7(tree: str, c: dict) -> dict:
+def one_allocator_z7(tree: str, c: Row) -> Row:
 	"""Nothing to compare with: the patched tree is held to the contract
 	(pass everywhere); vanilla's row is shown as not checked."""
 	if tree != 'patched':
@@ -93,7 +86,7 @@ def one_allocator_z7(tree: str, c: dict) -> dict:
 		      'the contract: every contract case passes')
 
 
-def z7_rows(cells: List[dict]) -> List[dict]:
+def z7_rows(cells: List[Row]) -> List[Row]:
 	rows = []
 	for tree in TREES:
 		tcells = [c for c in cells if c['tree'] == tree]
@@ -125,7 +118,7 @@ def z7_rows(cells: List[dict]) -> List[dict]:
 	return rows
 
 
-def flatten(run_id: str, cells: List[dict]) -> List[dict]:
+def flatten(run_id: str, cells: List[Row]) -> List[Row]:
 	rows = []
 	for c in cells:
 		for r in c['cases']:
@@ -136,7 +129,7 @@ def flatten(run_id: str, cells: List[dict]) -> List[dict]:
 	return rows
 
 
-def known_failure(r: dict, rows: List[dict]) -> bool:
+def known_failure(r: Row, rows: List[Row]) -> bool:
 	"""The patched tree's upstream test fails as on vanilla: both match
 	the failure baseline-vanilla.txt records for it, status and reason
 	(its regex says which parts of the reason may vary, such as the number
@@ -152,7 +145,7 @@ def known_failure(r: dict, rows: List[dict]) -> bool:
 			       for v in base)
 
 
-def verdict(r: dict, rows: List[dict]) -> str:
+def verdict(r: Row, rows: List[Row]) -> str:
 	"""pass, fail or known, for a gated row; '' for the others."""
 	if r['status'] == 'error':
 		return 'fail'
@@ -166,7 +159,7 @@ def verdict(r: dict, rows: List[dict]) -> str:
 	return 'fail'
 
 
-def table(rows: List[dict]) -> str:
+def table(rows: List[Row]) -> str:
 	cols: List[Tuple[str, str]] = []
 	for t in TREES:
 		for a in ALLOCATORS:
@@ -197,7 +190,7 @@ def table(rows: List[dict]) -> str:
 	return '\n'.join(lines)
 
 
-def details(rows: List[dict]) -> str:
+def details(rows: List[Row]) -> str:
 	out = []
 	for r in rows:
 		if r['status'] != 'pass' and r.get('detail'):
@@ -220,13 +213,7 @@ def count(run: str) -> Dict[str, int]:
 	return n
 
 
-def main(argv: List[str]) -> int:
-	if argv[0] == '--count':
-		n = count(argv[1])
-		# "PASS FAIL SKIP", as test.sh reads it.
-		print(n['pass'] + n['known'], n['fail'], n['skip'])
-		return 0
-	run = argv[0]
+def main(run: str) -> int:
 	run_id = os.path.basename(os.path.normpath(run))
 	cells = load_cells(run)
 	rows = flatten(run_id, cells)
@@ -257,6 +244,3 @@ def main(argv: List[str]) -> int:
 	      f'vanilla is the baseline); results: {run}/results.json')
 	return 1 if failed else 0
 
-
-if __name__ == '__main__':
-	sys.exit(main(sys.argv[1:]))

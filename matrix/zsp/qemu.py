@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Boots one test kernel in QEMU and watches its serial console.
 
@@ -24,10 +23,15 @@ import time
 from dataclasses import dataclass, asdict
 from typing import List, Optional
 
-import console
+from . import console
 
 # After a fatal line, read this long for the rest of the oops, then kill.
 GRACE_S = 2.0
+# One boot runs every module of a cell (about a minute under TCG).
+TIMEOUT_S = 300.0
+# The suite prints a line at least every few seconds (the longest case
+# waits ~10 s for RCU, printing nothing); 20 s of nothing is a hang.
+SILENCE_S = 20.0
 
 
 @dataclass
@@ -179,20 +183,23 @@ def boot(kernel: str, initrd: str, log: str, timeout: float,
 	return result
 
 
-def main(argv: List[str]) -> int:
-	p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-	p.add_argument('--kernel', required=True)
-	p.add_argument('--initrd', required=True)
-	p.add_argument('--log', required=True)
-	p.add_argument('--timeout', type=float, default=300)
-	p.add_argument('--silence', type=float, default=30)
-	args = p.parse_args(argv)
+def add_limits(p: argparse.ArgumentParser) -> None:
+	p.add_argument('--timeout', type=float, default=TIMEOUT_S,
+		       help='seconds one boot may take in all')
+	p.add_argument('--silence', type=float, default=SILENCE_S,
+		       help='seconds without console output that make a hang')
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+	p.add_argument('--kernel', required=True, help='the bzImage')
+	p.add_argument('--initrd', required=True, help='the initramfs')
+	p.add_argument('--log', required=True, help='where the console goes')
+	add_limits(p)
+
+
+def run(args: argparse.Namespace) -> int:
 	# SIGTERM must run the finally above, which kills QEMU.
 	signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 	r = boot(args.kernel, args.initrd, args.log, args.timeout, args.silence)
 	print(json.dumps(asdict(r)))
 	return 0 if r.outcome == 'poweroff' else 1
-
-
-if __name__ == '__main__':
-	sys.exit(main(sys.argv[1:]))

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""boot.boot() against a fake QEMU: every way a guest can end, and QEMU
+"""qemu.boot() against a fake QEMU: every way a guest can end, and QEMU
 never left running."""
 
 import os
@@ -12,7 +12,7 @@ import unittest
 from unittest import mock
 from typing import List
 
-import boot
+from zsp import qemu
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, 'data')
@@ -58,11 +58,11 @@ class FakeQemu(unittest.TestCase):
 		self.tmp.cleanup()
 
 	def run_boot(self, lines: List[str], end: str = 'exit', silence: float = 3,
-		     timeout: float = 20) -> boot.BootResult:
+		     timeout: float = 20) -> qemu.BootResult:
 		with open(self.env['FAKE_QEMU_CONSOLE'], 'w') as f:
 			f.write('\n'.join(lines) + '\n')
 		os.environ['FAKE_QEMU_END'] = end
-		r = boot.boot('bzImage', 'initrd', self.log, timeout, silence)
+		r = qemu.boot('bzImage', 'initrd', self.log, timeout, silence)
 		if os.path.exists(self.env['FAKE_QEMU_PID']):
 			with open(self.env['FAKE_QEMU_PID']) as f:
 				self.assertFalse(alive(int(f.read())), 'QEMU left running')
@@ -127,7 +127,7 @@ class FakeQemu(unittest.TestCase):
 
 	def test_qemu_missing(self) -> None:
 		os.environ['PATH'] = self.dir + '/nowhere'
-		r = boot.boot('bzImage', 'initrd', self.log, 5, 5)
+		r = qemu.boot('bzImage', 'initrd', self.log, 5, 5)
 		self.assertEqual(r.outcome, 'qemu-error')
 
 	# Defect 2/5: QEMU ending on its own is never a clean poweroff nor a
@@ -167,8 +167,8 @@ class FakeQemu(unittest.TestCase):
 	def test_sigterm_kills_qemu(self) -> None:
 		with open(self.env['FAKE_QEMU_CONSOLE'], 'w') as f:
 			f.write('booting\n')
-		env = dict(os.environ, FAKE_QEMU_END='hang')
-		p = subprocess.Popen([sys.executable, os.path.join(HERE, '..', 'boot.py'),
+		env = dict(os.environ, FAKE_QEMU_END='hang', PYTHONPATH=os.path.dirname(HERE))
+		p = subprocess.Popen([sys.executable, '-m', 'zsp', 'boot',
 				      '--kernel', 'k', '--initrd', 'i', '--log', self.log,
 				      '--silence', '30'], env=env, stdout=subprocess.DEVNULL)
 		pidfile = self.env['FAKE_QEMU_PID']
@@ -187,12 +187,12 @@ class FakeQemu(unittest.TestCase):
 class QemuCommand(unittest.TestCase):
 
 	def test_no_network_smp_and_no_reboot(self) -> None:
-		cmd = boot.qemu_command('k', 'i', boot.APPEND)
+		cmd = qemu.qemu_command('k', 'i', qemu.APPEND)
 		self.assertIn('-nic', cmd)
 		self.assertEqual(cmd[cmd.index('-nic') + 1], 'none')
 		self.assertEqual(cmd[cmd.index('-smp') + 1], '2')
 		self.assertIn('-no-reboot', cmd)
-		self.assertIn('panic=-1', boot.APPEND)
+		self.assertIn('panic=-1', qemu.APPEND)
 
 
 if __name__ == '__main__':

@@ -11,7 +11,7 @@ boots regardless; "make test" always does.
 Not stored: a cell with a total timeout or a QEMU error (a loaded host or
 a broken set-up can cause those) or with an error row. A guest that falls
 silent mid-case is stored: that is how vanilla SLOB's endless loops in
-cache creation end, the same in every run (boot.py's silence limit is 30 s).
+cache creation end, the same in every run (qemu.py's SILENCE_S).
 """
 
 import glob
@@ -20,8 +20,9 @@ import json
 import os
 import shutil
 from typing import List, Optional
+from .results import Row
 
-HARNESS = ('boot.py', 'cell.py', 'console.py', 'reuse.py')
+HARNESS = ('qemu.py', 'runner.py', 'console.py', 'cache.py', 'results.py')
 # Boot outcomes that may come from the host rather than the kernel.
 HOST_DEPENDENT = ('timeout', 'qemu-error')
 
@@ -47,7 +48,7 @@ def key(kernel: str, initrd: str, kunit_tool: str, modules: str,
 	return h.hexdigest()
 
 
-def storable(cell: dict) -> bool:
+def storable(cell: Row) -> bool:
 	if any(b['outcome'] in HOST_DEPENDENT for b in cell['boots']):
 		return False
 	return all(c['status'] != 'error' for c in cell['cases'])
@@ -75,7 +76,7 @@ def save(store: str, k: str, out: str) -> None:
 	os.replace(path + '.tmp', path)
 
 
-def copy(earlier: str, out: str) -> dict:
+def copy(earlier: str, out: str) -> Row:
 	"""Copies the earlier cell's boot logs and results into out: every run
 	dir stays complete on its own. Returns the cell, marked as reused."""
 	copied: List[str] = []
@@ -86,7 +87,7 @@ def copy(earlier: str, out: str) -> dict:
 			shutil.copy2(path, out)
 			copied.append(os.path.basename(path))
 	with open(os.path.join(earlier, 'cell.json')) as f:
-		cell = json.load(f)
+		cell: Row = json.load(f)
 	for b in cell['boots']:
 		b['log'] = os.path.join(out, os.path.basename(b['log']))
 	cell['reused_from'] = cell.get('reused_from', os.path.abspath(earlier))

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """bench.py: the numbers of "make bench".
 
@@ -22,8 +21,8 @@ import statistics
 import sys
 from typing import Dict, List, Tuple
 
-import boot
-import cell
+from . import qemu, runner
+from .results import Row, in_contract_suite
 
 BENCH_LINE = re.compile(r'zsp-bench: (\w+) (\d+) (\d+) (\d+) (\w+)')
 TARGETS = {'zero_over_eight': 0.5, 'bulk_patched_over_vanilla': 1.02,
@@ -45,13 +44,13 @@ def guest(out: str, tree: str, alloc: str, obj: str, n: str) -> int:
 	"""Boot n of the bench module in one cell; bench.sh interleaves the
 	boots of all cells, so that a drift of the host's load hits them alike."""
 	stem = os.path.join(out, f'guest-{tree}-{alloc}-{n}')
-	cell.make_initrd(os.path.join(obj, 'zsp-initramfs.cpio'),
+	runner.make_initrd(os.path.join(obj, 'zsp-initramfs.cpio'),
 			 os.path.join(obj, 'usr', 'gen_init_cpio'),
 			 ['zero_size_bench'], [], stem + '.cpio')
-	r = boot.boot(os.path.join(obj, 'arch/x86/boot/bzImage'), stem + '.cpio',
+	r = qemu.boot(os.path.join(obj, 'arch/x86/boot/bzImage'), stem + '.cpio',
 		      stem + '.log', 600, 120, f'tsc_early_khz={host_khz()}')
 	os.unlink(stem + '.cpio')
-	res: Dict[str, dict] = {}
+	res: Dict[str, Row] = {}
 	with open(stem + '.log', errors='replace') as f:
 		for m in BENCH_LINE.finditer(f.read()):
 			res[m.group(1)] = {'median': int(m.group(2)), 'min': int(m.group(3)),
@@ -67,7 +66,7 @@ def kunit_statuses(path: str) -> Dict[str, str]:
 	"""suite.case -> status, from a kunit.py --json file."""
 	statuses: Dict[str, str] = {}
 
-	def walk(group: dict) -> None:
+	def walk(group: Row) -> None:
 		for sub in group.get('sub_groups', []):
 			walk(sub)
 		for case in group.get('test_cases', []):
@@ -99,16 +98,16 @@ def peer(out: str, alloc: str) -> int:
 	return 0 if statuses else 1
 
 
-def merge_boots(paths: List[str]) -> Dict[Tuple[str, str], Dict[str, dict]]:
+def merge_boots(paths: List[str]) -> Dict[Tuple[str, str], Dict[str, Row]]:
 	"""Per cell and measurement, over its boots: the median of the boots'
 	medians, the smallest minimum, the largest maximum."""
-	seen: Dict[Tuple[str, str], Dict[str, List[dict]]] = {}
+	seen: Dict[Tuple[str, str], Dict[str, List[Row]]] = {}
 	for path in paths:
 		with open(path) as f:
 			g = json.load(f)
 		for name, m in g['results'].items():
 			seen.setdefault((g['tree'], g['allocator']), {}).setdefault(name, []).append(m)
-	merged: Dict[Tuple[str, str], Dict[str, dict]] = {}
+	merged: Dict[Tuple[str, str], Dict[str, Row]] = {}
 	for key, names in seen.items():
 		merged[key] = {}
 		for name, ms in names.items():
@@ -119,7 +118,7 @@ def merge_boots(paths: List[str]) -> Dict[Tuple[str, str], Dict[str, dict]]:
 	return merged
 
 
-def peer_summary(out: str) -> dict:
+def peer_summary(out: str) -> Row:
 	"""kunit.py's runs beside the FRESH=1 cell: times, ratio, verdicts."""
 	try:
 		with open(os.path.join(out, 'peer', 'peer.json')) as f:
@@ -131,7 +130,7 @@ def peer_summary(out: str) -> dict:
 	except (OSError, ValueError, KeyError):
 		return {}
 	ours = {f"{c['suite']}.{c['case']}": c['status'] for c in cell_cases
-		if c['suite'].startswith('zero_size')}
+		if in_contract_suite(c)}
 	theirs = p['cases']
 	both = sorted(set(ours) & set(theirs))
 	differ = [n for n in both if ours[n] != theirs[n].lower()]
@@ -160,7 +159,7 @@ def report(out: str) -> int:
 	with open(os.path.join(out, 'pipeline.json')) as f:
 		pipe = json.load(f)
 	guests = merge_boots(glob.glob(os.path.join(out, 'guest-*.json')))
-	ratios: Dict[str, dict] = {}
+	ratios: Dict[str, Row] = {}
 	for (tree, alloc), res in sorted(guests.items()):
 		z, e = res.get('kmalloc0_kfree'), res.get('kmalloc8_kfree')
 		if z and e and e['median']:
@@ -195,11 +194,12 @@ def report(out: str) -> int:
 		json.dump(data, f, indent=1)
 	lines = ['pipeline (wall seconds)']
 	for k, v in pipe.items():
+		shown = str(v)
 		if isinstance(v, dict):
-			v = '  '.join(f'{n} {t:.1f}' for n, t in v.items())
+			shown = '  '.join(f'{n} {t:.1f}' for n, t in v.items())
 		elif isinstance(v, float):
-			v = f'{v:.1f}'
-		lines.append(f'  {k:<34} {v}')
+			shown = f'{v:.1f}'
+		lines.append(f'  {k:<34} {shown}')
 	lines.append('')
 	if peer_data:
 		lines.append(f"peer ({peer_data['allocator']}): kunit.py run --arch=x86_64, suite built in")
@@ -236,16 +236,3 @@ def report(out: str) -> int:
 	return 0
 
 
-def main(argv: List[str]) -> int:
-	if argv[0] == 'guest':
-		return guest(*argv[1:6])
-	if argv[0] == 'peer':
-		return peer(argv[1], argv[2])
-	if argv[0] == 'stages':
-		print(json.dumps(stage_times(argv[1])))
-		return 0
-	return report(argv[1])
-
-
-if __name__ == '__main__':
-	sys.exit(main(sys.argv[1:]))

@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Runs the test modules of one matrix cell (tree x allocator) and writes
 its results, booting again until every case has one.
@@ -27,15 +26,12 @@ import tempfile
 from dataclasses import dataclass, asdict
 from typing import Dict, List, Optional, Set, Tuple
 
-import boot
-import console
-import reuse
+from . import cache, console, qemu
+from .results import HOST_FAULT, OUTSIDE, Row, SEVERITY, SUITE_MODULE, worse
 
-SUITE_MODULE = 'zero_size_test'
-OUTSIDE = 'outside_cases'
-HOST_FAULT = 'host or QEMU fault, not a kernel verdict'
-# Worse wins when two things happened to one row.
-SEVERITY = ['pass', 'skip', 'fail', 'error', 'hang', 'crash']
+# Each boot resumes after the cases that have a result; vanilla SLOB,
+# the worst cell, needs about 25.
+MAX_BOOTS = 40
 EVENT_STATUS = {'oops': 'crash', 'panic': 'crash', 'lockup': 'hang', 'splat': 'fail'}
 OUTCOME_STATUS = {'crash': 'crash', 'panic': 'crash', 'hang': 'hang',
 		  'timeout': 'hang', 'qemu-error': 'error'}
@@ -121,11 +117,11 @@ class Cell:
 		# is "<module>" or "<module>.outside_cases", the cell's "cell.<x>".
 		self.results: Dict[str, CaseResult] = {}
 		self.suite_of: Dict[str, str] = {}
-		self.boots: List[dict] = []
+		self.boots: List[Row] = []
 		# Modules that ran to their end, or crashed: not loaded again.
-		self.modules_done: set = set()
+		self.modules_done: Set[str] = set()
 		# Cases of zero_size_test with a result: skipped in later boots.
-		self.suite_cases: set = set()
+		self.suite_cases: Set[str] = set()
 		# Case -> suite: the union of every boot's zsp-cases lines.
 		self.expected: Dict[str, str] = {}
 		self.suite_loaded = False
@@ -139,7 +135,7 @@ class Cell:
 	def record(self, case: str, status: str, detail: str, n: int,
 		   suite: Optional[str] = None) -> None:
 		"""Sets a case's result (its key is its name)."""
-		suite = suite or self.suite_of.get(case, '?')
+		suite = suite or self.suite_of.get(case) or '?'
 		self.results[case] = CaseResult(suite, case, status, detail, n)
 		self.touched.add(case)
 
@@ -158,7 +154,7 @@ class Cell:
 			old.status, old.detail, old.boot = status, detail, n
 			return
 		reasons = [old.detail, detail]
-		if SEVERITY.index(status) > SEVERITY.index(old.status):
+		if worse(status, old.status):
 			old.status, old.boot = status, n
 			reasons.reverse()
 		old.detail = '; '.join(dict.fromkeys(d for d in reasons if d))
@@ -191,7 +187,7 @@ class Cell:
 		except (OSError, ValueError):
 			return statuses
 
-		def walk(group: dict) -> None:
+		def walk(group: Row) -> None:
 			for sub in group.get('sub_groups', []):
 				walk(sub)
 			for case in group.get('test_cases', []):
@@ -213,7 +209,7 @@ class Cell:
 			status, detail = console_verdict(status, detail, ev)
 		self.record(case, status, detail, n)
 
-	def collect(self, n: int, stem: str, skip: List[str], r: boot.BootResult,
+	def collect(self, n: int, stem: str, skip: List[str], r: qemu.BootResult,
 		    sc: console.Scan) -> None:
 		self.touched = set()
 		self.fatal_rows = set()
@@ -289,7 +285,7 @@ class Cell:
 			if o.event.fatal:
 				self.fatal_rows.add(key)
 
-	def collect_end(self, n: int, skip: List[str], r: boot.BootResult,
+	def collect_end(self, n: int, skip: List[str], r: qemu.BootResult,
 			sc: console.Scan) -> None:
 		"""The boot ended without powering off: blame what was running."""
 		status = OUTCOME_STATUS.get(r.outcome, 'error')
@@ -320,7 +316,7 @@ class Cell:
 			# Silence or a timeout: no line of the log says more.
 			self.merge(key, suite, case, status, f'{status} {sc.end_where}: {r.reason}', n)
 
-	def end_detail(self, r: boot.BootResult, ev: console.CaseEvents, host: bool) -> str:
+	def end_detail(self, r: qemu.BootResult, ev: console.CaseEvents, host: bool) -> str:
 		if host:
 			return f'{r.reason}: {HOST_FAULT}'
 		# The oops a Z6 case announced is not what stopped the guest.
@@ -331,19 +327,19 @@ class Cell:
 
 	def run(self) -> int:
 		a = self.args
-		k = reuse.key(a.kernel, a.initrd, a.kunit_tool, a.modules,
+		k = cache.key(a.kernel, a.initrd, a.kunit_tool, a.modules,
 			      a.timeout, a.silence) if a.store else ''
-		earlier = reuse.lookup(a.store, k) if k and not a.fresh else None
+		earlier = cache.lookup(a.store, k) if k and not a.fresh else None
 		if earlier:
 			print(f'    {a.tree}-{a.alloc}: reused, every input as in {earlier} '
 			      '(FRESH=1 boots again)',
 			      file=sys.stderr, flush=True)
-			self.dump(reuse.copy(earlier, a.out))
+			self.dump(cache.copy(earlier, a.out))
 			return 0
 		self.boot_all()
 		cell = self.write()
-		if k and reuse.storable(cell):
-			reuse.save(a.store, k, a.out)
+		if k and cache.storable(cell):
+			cache.save(a.store, k, a.out)
 		return 0
 
 	def boot_all(self) -> None:
@@ -353,7 +349,7 @@ class Cell:
 			skip = sorted(self.suite_cases)
 			stem = os.path.join(a.out, f'boot-{n}')
 			make_initrd(a.initrd, a.gen_init_cpio, modules, skip, stem + '.cpio')
-			r = boot.boot(a.kernel, stem + '.cpio', stem + '.log',
+			r = qemu.boot(a.kernel, stem + '.cpio', stem + '.log',
 				      a.timeout, a.silence)
 			os.unlink(stem + '.cpio')
 			with open(stem + '.log', errors='replace') as f:
@@ -370,7 +366,7 @@ class Cell:
 				break
 		self.finish()
 
-	def boot_again(self, r: boot.BootResult, sc: console.Scan, known: Set[str],
+	def boot_again(self, r: qemu.BootResult, sc: console.Scan, known: Set[str],
 		       modules: List[str]) -> bool:
 		suite_done = any(s.module == SUITE_MODULE and s.rc is not None
 				 for s in sc.segments)
@@ -412,7 +408,7 @@ class Cell:
 					    f"last boot {n} ended: {last['outcome']} {last['reason']}".strip(),
 					    n, suite=suite)
 
-	def write(self) -> dict:
+	def write(self) -> Row:
 		# A case that crashed in its first boot is named by a later one.
 		for r in self.results.values():
 			if r.suite == '?':
@@ -423,36 +419,33 @@ class Cell:
 		self.dump(out)
 		return out
 
-	def dump(self, cell: dict) -> None:
+	def dump(self, cell: Row) -> None:
 		path = os.path.join(self.args.out, 'cell.json')
 		with open(path + '.tmp', 'w') as f:
 			json.dump(cell, f, indent=1)
 		os.replace(path + '.tmp', path)
 
 
-def main(argv: List[str]) -> int:
-	p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-	p.add_argument('--tree', required=True)
-	p.add_argument('--alloc', required=True)
-	p.add_argument('--kernel', required=True)
-	p.add_argument('--initrd', required=True)
-	p.add_argument('--gen-init-cpio', required=True)
-	p.add_argument('--kunit-tool', required=True)
-	p.add_argument('--modules', required=True)
-	p.add_argument('--out', required=True)
-	p.add_argument('--timeout', type=float, default=300)
-	p.add_argument('--silence', type=float, default=30)
-	p.add_argument('--max-boots', type=int, default=40)
+def add_arguments(p: argparse.ArgumentParser) -> None:
+	p.add_argument('--tree', required=True, help='vanilla or patched')
+	p.add_argument('--alloc', required=True, help='the allocator the kernel was built with')
+	p.add_argument('--kernel', required=True, help='the bzImage')
+	p.add_argument('--initrd', required=True, help="the cell's initramfs (initramfs.sh)")
+	p.add_argument('--gen-init-cpio', required=True, help="the tree's usr/gen_init_cpio")
+	p.add_argument('--kunit-tool', required=True, help="the tree's kunit.py, for parse")
+	p.add_argument('--modules', required=True, help='test modules to run, in order')
+	p.add_argument('--out', required=True, help="the cell's directory in the run")
+	qemu.add_limits(p)
+	p.add_argument('--max-boots', type=int, default=MAX_BOOTS,
+		       help='give up (error rows) after this many boots')
 	p.add_argument('--store', default='',
-		       help='results of earlier cells by input hash (reuse.py)')
+		       help='results of earlier cells by input hash (cache.py)')
 	p.add_argument('--fresh', action='store_true',
 		       help='boot even when an earlier cell had the same inputs')
-	args = p.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
 	# SIGTERM unwinds through boot(), which kills QEMU on the way out.
 	signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 	os.makedirs(args.out, exist_ok=True)
 	return Cell(args).run()
-
-
-if __name__ == '__main__':
-	sys.exit(main(sys.argv[1:]))

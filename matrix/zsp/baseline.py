@@ -1,4 +1,3 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """baseline.py RUN [BASELINE]: vanilla 6.1 still shows every bug the series
 fixes, for the same reason, and nothing else.
@@ -25,10 +24,9 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+from .axes import DEFAULT_KERNEL, KERNELS, MATRIX
 
-
-BASELINE = os.path.join(HERE, 'baseline-vanilla.txt')
+BASELINE = os.path.join(MATRIX, KERNELS[DEFAULT_KERNEL].baseline)
 Z7_CASE = 'same_on_all_allocators'
 
 
@@ -75,9 +73,8 @@ def load_baseline(path: str = BASELINE) -> Dict[Tuple[str, str], Expect]:
 	return want
 
 
-def main(argv: List[str]) -> int:
-	run = argv[0]
-	want = load_baseline(argv[1] if len(argv) > 1 else BASELINE)
+def main(run: str, path: str = BASELINE) -> int:
+	want = load_baseline(path)
 	with open(os.path.join(run, 'results.json')) as f:
 		rows = [r for r in json.load(f) if r['tree'] == 'vanilla']
 	got = {(r['allocator'], r['case']): (r['status'], r.get('detail', '')) for r in rows}
@@ -105,6 +102,3 @@ def main(argv: List[str]) -> int:
 		bad += 1
 	return 1 if bad else 0
 
-
-if __name__ == '__main__':
-	sys.exit(main(sys.argv[1:]))

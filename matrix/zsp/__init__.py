@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: GPL-2.0
+"""zsp: the zero-size contract matrix's harness.
+
+One module per job, as tools/testing/kunit/ splits kunit.py:
+  axes          the matrix's axes as data: kernels, trees, profiles, allocators
+  results       statuses, contract rows, the bisect and mutant verdicts
+  console       a guest's console -> events per case (oopses, splats, hangs)
+  qemu          one QEMU boot, watched (-smp 2, -nic none, timeouts)
+  runner        the boots of one cell until every case has a result
+  cache         results reuse when every input of a cell hashes the same
+  table         a run's cells -> results.json, table.txt, the Z7 row
+  baseline      the vanilla column against matrix/baseline-vanilla.txt
+  series_table  series-check's prefix x allocator table
+  bench         make bench's measurements and report
+  lock          the cache's locks, never inherited by children
+  __main__      the command line: python3 -m zsp SUBCOMMAND --help
+"""

@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: GPL-2.0
+"""python3 -m zsp SUBCOMMAND: the harness's command line. The Makefile and
+the stage scripts in matrix/ call these; "python3 -m zsp -h" lists them."""
+
+import argparse
+import json
+import sys
+from typing import Callable, Dict, List, Optional
+
+from . import axes, baseline, bench, lock, qemu, results, runner, series_table, table
+
+
+def cmd_boot_cell(args: argparse.Namespace) -> int:
+	return runner.run(args)
+
+
+def cmd_boot(args: argparse.Namespace) -> int:
+	return qemu.run(args)
+
+
+def cmd_table(args: argparse.Namespace) -> int:
+	if args.count:
+		n = table.count(args.run)
+		# "PASS FAIL SKIP", as test.sh reads it.
+		print(n['pass'] + n['known'], n['fail'], n['skip'])
+		return 0
+	return table.main(args.run)
+
+
+def cmd_baseline(args: argparse.Namespace) -> int:
+	return baseline.main(args.run, args.baseline)
+
+
+def cmd_series_table(args: argparse.Namespace) -> int:
+	return series_table.main(args.run)
+
+
+def cmd_bisect_verdict(args: argparse.Namespace) -> int:
+	good, why = results.bisect_verdict(results.load_cases(args.cell_json), args.case)
+	for line in why:
+		print(f'  {line}', file=sys.stderr)
+	return 0 if good else 1
+
+
+def cmd_mutant_verdict(args: argparse.Namespace) -> int:
+	verdict, why = results.mutant_verdict(results.load_cases(args.cell_json))
+	print(f'{verdict}\t{why}')
+	return 0
+
+
+def cmd_mutant_table(args: argparse.Namespace) -> int:
+	with open(args.tsv) as f:
+		rows = [line.rstrip('\n').split('\t', 3) for line in f]
+	text, ok = results.mutant_table(rows)
+	print(text)
+	return 0 if ok else 1
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+	if args.what == 'guest':
+		return bench.guest(args.out, args.tree, args.alloc, args.obj, args.n)
+	if args.what == 'peer':
+		return bench.peer(args.out, args.alloc)
+	if args.what == 'stages':
+		print(json.dumps(bench.stage_times(args.out)))
+		return 0
+	return bench.report(args.out)
+
+
+def cmd_locked(args: argparse.Namespace) -> int:
+	cmd = args.command[1:] if args.command[:1] == ['--'] else args.command
+	if not cmd:
+		print('error: locked needs a command after --', file=sys.stderr)
+		return 2
+	try:
+		return lock.run_locked(args.cache, args.names, cmd)
+	except lock.LockBusy as e:
+		print(f'error: {e}', file=sys.stderr)
+		return 1
+
+
+def cmd_axes(args: argparse.Namespace) -> int:
+	k = axes.KERNELS[args.kernel]
+	values = {'allocators': k.allocators, 'trees': axes.TREES,
+		  'kernels': tuple(axes.KERNELS), 'profiles': tuple(axes.PROFILES),
+		  'tarball': (k.tarball,), 'package': (k.package,)}
+	print(' '.join(values[args.what]))
+	return 0
+
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def build_parser() -> argparse.ArgumentParser:
+	p = argparse.ArgumentParser(prog='python3 -m zsp', description=__doc__.splitlines()[0])
+	sub = p.add_subparsers(dest='subcommand', required=True, metavar='SUBCOMMAND')
+	handlers: Dict[str, Handler] = {}
+
+	def add(name: str, handler: Handler, help: str) -> argparse.ArgumentParser:
+		handlers[name] = handler
+		sp = sub.add_parser(name, help=help, description=help)
+		sp.set_defaults(handler=handler)
+		return sp
+
+	runner.add_arguments(add('boot-cell', cmd_boot_cell,
+				 "boot one cell's kernel until every case has a result"))
+	qemu.add_arguments(add('boot', cmd_boot, 'one watched QEMU boot; prints its outcome'))
+	sp = add('table', cmd_table, "merge a run's cells into results.json and table.txt")
+	sp.add_argument('run', help='the run directory')
+	sp.add_argument('--count', action='store_true',
+			help='print "PASS FAIL SKIP" of the gated rows instead')
+	sp = add('baseline', cmd_baseline, "check a run's vanilla column against the baseline")
+	sp.add_argument('run', help='the run directory (with results.json)')
+	sp.add_argument('--baseline', default=baseline.BASELINE, help='the baseline file')
+	sp = add('series-table', cmd_series_table, "series-check's prefix x allocator table")
+	sp.add_argument('run', help='the series-check run directory')
+	sp = add('bisect-verdict', cmd_bisect_verdict,
+		 'exit 0 when a cell is good for git bisect run, 1 when not')
+	sp.add_argument('cell_json', help="the commit's cell.json")
+	sp.add_argument('--case', default='', help='judge this case only (and the rows outside cases)')
+	sp = add('mutant-verdict', cmd_mutant_verdict,
+		 'print killed|survived|error and why, for one mutant cell')
+	sp.add_argument('cell_json', help="the mutant's cell.json")
+	sp = add('mutant-table', cmd_mutant_table, 'the mutant -> killing cases table')
+	sp.add_argument('tsv', help="mutants.sh's mutants.tsv")
+	sp = add('bench', cmd_bench, "make bench's measurements")
+	bsub = sp.add_subparsers(dest='what', required=True, metavar='WHAT')
+	g = bsub.add_parser('guest', help='boot the bench module once in one cell')
+	for a in ('out', 'tree', 'alloc', 'obj', 'n'):
+		g.add_argument(a)
+	g = bsub.add_parser('peer', help="summarise kunit.py's run beside ours")
+	g.add_argument('out')
+	g.add_argument('alloc')
+	bsub.add_parser('stages', help="a run's per-stage times as JSON").add_argument('out')
+	bsub.add_parser('report', help='bench.json and the table').add_argument('out')
+	sp = add('locked', cmd_locked, 'run a command under locks of the cache, released '
+		 'when it ends (however it ends)')
+	sp.add_argument('--cache', required=True, help='the cache directory (CACHE=)')
+	sp.add_argument('--lock', action='append', required=True, dest='names', metavar='NAME',
+			help='take CACHE/locks/NAME.lock (repeatable)')
+	sp.add_argument('command', nargs=argparse.REMAINDER, help='-- CMD ARGS...')
+	sp = add('axes', cmd_axes, "print one of the matrix's axes (for the Makefile and scripts)")
+	sp.add_argument('what', choices=['allocators', 'trees', 'kernels', 'profiles',
+					 'tarball', 'package'])
+	sp.add_argument('--kernel', default=axes.DEFAULT_KERNEL, choices=list(axes.KERNELS),
+			help='the kernel whose allocators/tarball/package to print')
+	return p
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+	args = build_parser().parse_args(argv)
+	rc: int = args.handler(args)
+	return rc
+
+
+if __name__ == '__main__':
+	sys.exit(main())

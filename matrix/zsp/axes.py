@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The matrix's axes as data: a cell is (kernel, tree, profile, allocator).
+
+Adding a kernel or a profile is adding a record here (and the files it
+names), not editing a code path: README.md, "Adding a kernel or a
+profile", walks through both.
+"""
+
+import os
+from dataclasses import dataclass
+from typing import Dict, Tuple
+
+MATRIX = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(MATRIX)
+
+
+@dataclass(frozen=True)
+class Kernel:
+	"""A kernel the series is carried to, as Debian ships its source."""
+	name: str
+	package: str		# the Debian package with the source tarball
+	tarball: str		# where that package puts it
+	allocators: Tuple[str, ...]
+	patches: str		# the series' directory, relative to the repository
+	baseline: str		# its known vanilla failures, relative to matrix/
+
+
+@dataclass(frozen=True)
+class Profile:
+	"""A kind of kernel config the cells are built with, on top of the
+	tree's tinyconfig: configs/<fragment> files in order, then
+	configs/<allocator>.config."""
+	name: str
+	fragments: Tuple[str, ...]
+	help: str
+
+
+KERNELS: Dict[str, Kernel] = {k.name: k for k in (
+	Kernel(name='6.1', package='linux-source-6.1',
+	       tarball='/usr/src/linux-source-6.1.tar.xz',
+	       allocators=('slab', 'slub', 'slob'),
+	       patches='patches', baseline='baseline-vanilla.txt'),
+)}
+PROFILES: Dict[str, Profile] = {p.name: p for p in (
+	Profile(name='tiny', fragments=('base.config',),
+		help='tinyconfig + what the suite needs: the smallest kernel that shows the bugs'),
+)}
+TREES = ('vanilla', 'patched')
+DEFAULT_KERNEL = '6.1'
+DEFAULT_PROFILE = 'tiny'
+
+
+@dataclass(frozen=True)
+class Cell:
+	"""One cell of the matrix."""
+	kernel: str
+	tree: str
+	profile: str
+	allocator: str
+
+	def __post_init__(self) -> None:
+		k = KERNELS.get(self.kernel)
+		if k is None:
+			raise ValueError(f"unknown kernel '{self.kernel}'; valid: {' '.join(KERNELS)}")
+		if self.tree not in TREES:
+			raise ValueError(f"unknown tree '{self.tree}'; valid: {' '.join(TREES)}")
+		if self.profile not in PROFILES:
+			raise ValueError(f"unknown profile '{self.profile}'; valid: {' '.join(PROFILES)}")
+		if self.allocator not in k.allocators:
+			raise ValueError(f"unknown allocator '{self.allocator}' for kernel {self.kernel}; "
+					 f"valid: {' '.join(k.allocators)}")
+
+	@property
+	def name(self) -> str:
+		"""The cell's directory in a run: tree-allocator for the default
+		kernel and profile (as every earlier run), longer otherwise."""
+		extra = ''
+		if self.profile != DEFAULT_PROFILE:
+			extra = f'-{self.profile}' + extra
+		if self.kernel != DEFAULT_KERNEL:
+			extra = f'-{self.kernel}' + extra
+		return f'{self.tree}-{self.allocator}{extra}'
+
+
+def allocators(kernel: str = DEFAULT_KERNEL) -> Tuple[str, ...]:
+	return KERNELS[kernel].allocators
+
+
+def all_allocators() -> Tuple[str, ...]:
+	"""Every allocator of any kernel, in first-seen order."""
+	seen: Dict[str, None] = {}
+	for k in KERNELS.values():
+		for a in k.allocators:
+			seen[a] = None
+	return tuple(seen)

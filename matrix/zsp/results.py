@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What a result is: the statuses a row can have, which rows belong to the
+contract suite, and the two questions other tools ask of a cell.
+
+bisect_verdict(): is this commit good? Only "pass" passes: fail, crash,
+hang, skip and error do not, nor a CASE with no result. Whatever CASE
+says, the rows that belong to no case are always judged too: errors (a
+case with no result, a QEMU fault), the kernel's oopses and splats
+outside every case ("outside_cases") and the cell's own rows
+("cell.boot"): a commit whose kernel oopses between cases is not good.
+
+mutant_verdict(): did the contract suite kill the wrong fix built into
+this cell? "killed" when some contract case failed, crashed or hung;
+"survived" when every contract case passed; "error" when no case gave a
+kernel verdict (the harness could not tell, which is neither).
+"""
+
+import enum
+import json
+from typing import Any, Dict, List, Tuple
+
+
+class Status(str, enum.Enum):
+	"""A row's status; a str, so rows stay plain JSON."""
+	PASS = 'pass'
+	SKIP = 'skip'
+	FAIL = 'fail'
+	ERROR = 'error'
+	HANG = 'hang'
+	CRASH = 'crash'
+
+	def __str__(self) -> str:
+		return self.value
+
+
+# Worse wins when two things happened to one row.
+SEVERITY = [Status.PASS, Status.SKIP, Status.FAIL, Status.ERROR, Status.HANG, Status.CRASH]
+# A kernel verdict against the case: what kills a mutant.
+KILLING = (Status.FAIL, Status.CRASH, Status.HANG)
+
+CONTRACT_PREFIX = 'zero_size'
+SUITE_MODULE = 'zero_size_test'
+OUTSIDE = 'outside_cases'
+HOST_FAULT = 'host or QEMU fault, not a kernel verdict'
+
+Row = Dict[str, Any]
+
+
+def worse(a: str, b: str) -> bool:
+	"""Whether status a is worse than status b."""
+	return SEVERITY.index(Status(a)) > SEVERITY.index(Status(b))
+
+
+def in_contract_suite(r: Row) -> bool:
+	"""A row of the contract suites, their outside-the-cases row included."""
+	return str(r['suite']).startswith(CONTRACT_PREFIX)
+
+
+def is_contract(r: Row) -> bool:
+	"""A case of the contract suite (not its outside-the-cases row)."""
+	return in_contract_suite(r) and r['case'] != OUTSIDE
+
+
+def load_cases(cell_json: str) -> List[Row]:
+	with open(cell_json) as f:
+		cases: List[Row] = json.load(f)['cases']
+	return cases
+
+
+def always_judged(c: Row) -> bool:
+	return bool(c['status'] == Status.ERROR or c['case'] == OUTSIDE or c['suite'] == 'cell')
+
+
+def bisect_verdict(cases: List[Row], want: str) -> Tuple[bool, List[str]]:
+	"""(good, why not) for one commit's cell; want: one case or '' for all."""
+	picked = [c for c in cases if always_judged(c) or (
+		c['case'] == want if want else in_contract_suite(c))]
+	why = [f"{c['case']}: {c['status']} {c['detail']}" for c in picked
+	       if c['status'] != Status.PASS]
+	if want and not any(c['case'] == want for c in cases):
+		why.append(f'{want}: no result')
+	return not why, why
+
+
+def mutant_verdict(cases: List[Row]) -> Tuple[str, str]:
+	"""("killed" | "survived" | "error", why) for one mutant's cell."""
+	contract = [c for c in cases if in_contract_suite(c)]
+	killers = [f"{c['case']} ({c['status']})" for c in contract if c['status'] in KILLING]
+	if killers:
+		return 'killed', ', '.join(killers)
+	errors = [c for c in cases if c['status'] != Status.PASS]
+	if errors or not contract:
+		what = errors[0] if errors else {'case': 'suite', 'detail': 'no contract results'}
+		return 'error', f"{what['case']}: {what.get('detail', '')}"
+	return 'survived', f'all {len(contract)} contract cases pass'
+
+
+def mutant_table(rows: List[List[str]]) -> Tuple[str, bool]:
+	"""The run's mutant -> killing cases table, and whether all is as expected:
+	every mutant killed, every unmutated control survived."""
+	width = max([len(r[0]) for r in rows] + [6])
+	lines = [f"{'mutant':<{width}}  alloc  result    killed by"]
+	mutants = killed = bad = 0
+	for name, alloc, result, why in rows:
+		lines.append(f'{name:<{width}}  {alloc:<5}  {result:<8}  {why}')
+		if name.startswith('control-'):
+			bad += result != 'survived'
+			continue
+		mutants += 1
+		killed += result == 'killed'
+	bad += mutants - killed
+	lines.append(f'{killed} of {mutants} mutants killed'
+		     + ('' if not bad else f'; {bad} not as expected (a control that fails, '
+			'a mutant that survives or could not be tested)'))
+	return '\n'.join(lines), not bad and bool(rows)
