@@ -80,9 +80,26 @@ class StoreTest(unittest.TestCase):
 				f.write('console\n')
 			self.assertEqual(cache.lookup(store, 'ab' * 32), old)
 			cell = cache.copy(old, new)
-			self.assertEqual(cell['reused_from'], old)
-			self.assertEqual(cell['boots'][0]['log'], os.path.join(new, 'boot-1.log'))
+			# Paths relative to the new run directory (d), so that runs move.
+			self.assertFalse(os.path.isabs(cell['reused_from']))
+			self.assertEqual(os.path.join(d, cell['reused_from']), old)
+			self.assertEqual(cell['boots'][0]['log'], 'boot-1.log')
 			self.assertTrue(os.path.exists(os.path.join(new, 'boot-1.log')))
+
+	def test_reused_twice_names_the_run_that_booted(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			runs = [os.path.join(d, f'run{n}', 'patched-slub') for n in (1, 2, 3)]
+			for r in runs:
+				os.makedirs(r)
+			with open(os.path.join(runs[0], 'cell.json'), 'w') as f:
+				json.dump({'boots': [boot('poweroff')], 'cases': [case('pass')]}, f)
+			open(os.path.join(runs[0], 'boot-1.log'), 'w').close()
+			cell = cache.copy(runs[0], runs[1])
+			self.assertEqual(cell['reused_from'], '../run1/patched-slub')
+			with open(os.path.join(runs[1], 'cell.json'), 'w') as f:
+				json.dump(cell, f)
+			cell = cache.copy(runs[1], runs[2])
+			self.assertEqual(cell['reused_from'], '../run1/patched-slub')
 
 
 if __name__ == '__main__':

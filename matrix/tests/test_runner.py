@@ -329,6 +329,7 @@ class ResumeTest(unittest.TestCase):
 		out = os.path.join(self.tmp, 'out')
 		os.makedirs(out)
 		args = argparse.Namespace(
+			kernel_version='6.1', profile='tiny',
 			tree='patched', alloc='slub', kernel='bzImage', initrd=self.base,
 			gen_init_cpio=self.gen, kunit_tool=self.kunit, modules='zero_size_test',
 			out=out, timeout=20, silence=3, max_boots=4, store='', fresh=True)

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""table.py: the Z7 row, what decides the exit status, and --count."""
+"""table.py: the Z7 row, what decides the exit status, --count, and the
+results.json it writes."""
 
 import contextlib
 import io
@@ -12,6 +13,7 @@ from unittest import mock
 from zsp import baseline
 from zsp import table
 from zsp import __main__ as cli
+from zsp import results
 
 
 def cell(tree: str, alloc: str, statuses: dict, details: dict = None) -> dict:
@@ -193,6 +195,46 @@ class CountTest(unittest.TestCase):
 		want = {('slob', 'test_meminit'): baseline.Expect(['fail'], r'failures: \d+ out of 131')}
 		with mock.patch.object(baseline, 'load_baseline', return_value=want):
 			self.assertEqual(self.count(rows), '2 1 0')
+
+
+
+class ResultsJsonTest(unittest.TestCase):
+	"""results.json and cell.json: json.dump, a schema version, no
+	absolute path, so a run directory can be moved or merged."""
+
+	def test_written_with_schema_and_relative_paths(self) -> None:
+		with tempfile.TemporaryDirectory() as run:
+			for tree in ('vanilla', 'patched'):
+				os.makedirs(os.path.join(run, f'{tree}-slub'))
+				c = cell(tree, 'slub', {'z2_kfree': 'pass'})
+				c['boots'] = [{'boot': 1, 'log': 'boot-1.log', 'outcome': 'poweroff'}]
+				results.dump_json(os.path.join(run, f'{tree}-slub', 'cell.json'), c)
+			with contextlib.redirect_stdout(io.StringIO()):
+				self.assertEqual(table.main(run), 0)
+			with open(os.path.join(run, 'results.json')) as f:
+				data = json.load(f)
+			with open(os.path.join(run, 'patched-slub', 'cell.json')) as f:
+				text = f.read()
+		self.assertEqual(data['schema'], results.SCHEMA)
+		self.assertEqual(data['run'], os.path.basename(run))
+		self.assertIn({'patched', 'vanilla'}, [{r['tree'] for r in data['rows']}])
+		self.assertNotIn(run, json.dumps(data))
+		self.assertEqual(json.loads(text)['schema'], results.SCHEMA)
+
+	def test_newer_schema_is_refused(self) -> None:
+		with tempfile.TemporaryDirectory() as run:
+			path = os.path.join(run, 'results.json')
+			with open(path, 'w') as f:
+				json.dump({'schema': results.SCHEMA + 1, 'rows': []}, f)
+			with self.assertRaises(results.SchemaError):
+				results.load_rows(path)
+
+	def test_bare_list_of_earlier_runs_still_reads(self) -> None:
+		with tempfile.TemporaryDirectory() as run:
+			path = os.path.join(run, 'results.json')
+			with open(path, 'w') as f:
+				json.dump([{'tree': 'vanilla'}], f)
+			self.assertEqual(results.load_rows(path), [{'tree': 'vanilla'}])
 
 
 if __name__ == '__main__':

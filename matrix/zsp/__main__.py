@@ -149,7 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[List[str]] = None) -> int:
 	args = build_parser().parse_args(argv)
-	rc: int = args.handler(args)
+	try:
+		rc: int = args.handler(args)
+	except results.SchemaError as e:
+		print(f'error: {e}', file=sys.stderr)
+		return 1
 	return rc
 
 

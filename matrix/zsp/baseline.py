@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from .axes import DEFAULT_KERNEL, KERNELS, MATRIX
+from .results import load_rows
 
 BASELINE = os.path.join(MATRIX, KERNELS[DEFAULT_KERNEL].baseline)
 Z7_CASE = 'same_on_all_allocators'
@@ -75,8 +76,7 @@ def load_baseline(path: str = BASELINE) -> Dict[Tuple[str, str], Expect]:
 
 def main(run: str, path: str = BASELINE) -> int:
 	want = load_baseline(path)
-	with open(os.path.join(run, 'results.json')) as f:
-		rows = [r for r in json.load(f) if r['tree'] == 'vanilla']
+	rows = [r for r in load_rows(os.path.join(run, 'results.json')) if r['tree'] == 'vanilla']
 	got = {(r['allocator'], r['case']): (r['status'], r.get('detail', '')) for r in rows}
 	allocs = {r['allocator'] for r in rows}
 	bad = 0

@@ -20,7 +20,8 @@ import json
 import os
 import shutil
 from typing import List, Optional
-from .results import Row
+
+from .results import Row, load_json
 
 HARNESS = ('qemu.py', 'runner.py', 'console.py', 'cache.py', 'results.py')
 # Boot outcomes that may come from the host rather than the kernel.
@@ -86,9 +87,12 @@ def copy(earlier: str, out: str) -> Row:
 		if not path.endswith('.cpio') and not same:
 			shutil.copy2(path, out)
 			copied.append(os.path.basename(path))
-	with open(os.path.join(earlier, 'cell.json')) as f:
-		cell: Row = json.load(f)
+	cell = load_json(os.path.join(earlier, 'cell.json'))
 	for b in cell['boots']:
-		b['log'] = os.path.join(out, os.path.basename(b['log']))
-	cell['reused_from'] = cell.get('reused_from', os.path.abspath(earlier))
+		b['log'] = os.path.basename(b['log'])
+	# The first run that booted, relative to this run's directory.
+	first = earlier
+	if cell.get('reused_from'):
+		first = os.path.join(os.path.dirname(os.path.abspath(earlier)), cell['reused_from'])
+	cell['reused_from'] = os.path.relpath(first, os.path.dirname(os.path.abspath(out)))
 	return cell

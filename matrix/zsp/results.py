@@ -17,7 +17,17 @@ kernel verdict (the harness could not tell, which is neither).
 
 import enum
 import json
+import os
 from typing import Any, Dict, List, Tuple
+
+# The version of cell.json and results.json. Paths in them are relative:
+# a cell's logs to its own directory, a reused cell's origin to the run
+# directory, so that a run directory can be moved or merged.
+SCHEMA = 1
+
+
+class SchemaError(Exception):
+	"""A results file newer than this harness."""
 
 
 class Status(str, enum.Enum):
@@ -61,10 +71,35 @@ def is_contract(r: Row) -> bool:
 	return in_contract_suite(r) and r['case'] != OUTSIDE
 
 
+def dump_json(path: str, data: Row) -> None:
+	"""Writes data with the schema version, atomically."""
+	with open(path + '.tmp', 'w') as f:
+		json.dump({'schema': SCHEMA, **{k: v for k, v in data.items() if k != 'schema'}},
+			  f, indent=1)
+	os.replace(path + '.tmp', path)
+
+
+def load_json(path: str) -> Row:
+	with open(path) as f:
+		data = json.load(f)
+	# Runs before the schema: results.json was a bare list of rows.
+	if isinstance(data, list):
+		data = {'schema': 0, 'rows': data}
+	if int(data.get('schema', 0)) > SCHEMA:
+		raise SchemaError(f"{path} has schema {data['schema']}; this harness reads "
+				  f'up to {SCHEMA}: update the checkout')
+	result: Row = data
+	return result
+
+
 def load_cases(cell_json: str) -> List[Row]:
-	with open(cell_json) as f:
-		cases: List[Row] = json.load(f)['cases']
+	cases: List[Row] = load_json(cell_json)['cases']
 	return cases
+
+
+def load_rows(results_json: str) -> List[Row]:
+	rows: List[Row] = load_json(results_json)['rows']
+	return rows
 
 
 def always_judged(c: Row) -> bool:

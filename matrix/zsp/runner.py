@@ -26,8 +26,8 @@ import tempfile
 from dataclasses import dataclass, asdict
 from typing import Dict, List, Optional, Set, Tuple
 
-from . import cache, console, qemu
-from .results import HOST_FAULT, OUTSIDE, Row, SEVERITY, SUITE_MODULE, worse
+from . import axes, cache, console, qemu
+from .results import HOST_FAULT, OUTSIDE, Row, SEVERITY, SUITE_MODULE, dump_json, worse
 
 # Each boot resumes after the cases that have a result; vanilla SLOB,
 # the worst cell, needs about 25.
@@ -354,7 +354,8 @@ class Cell:
 			os.unlink(stem + '.cpio')
 			with open(stem + '.log', errors='replace') as f:
 				sc = console.scan(f.read().splitlines())
-			self.boots.append({'boot': n, 'log': stem + '.log', **asdict(r)})
+			# Relative to the cell's directory (results.SCHEMA).
+			self.boots.append({'boot': n, 'log': os.path.basename(stem) + '.log', **asdict(r)})
 			# Named: the boot runs beside the next cell's build output.
 			print(f'    {a.tree}-{a.alloc} boot {n}: {r.outcome} in {r.seconds:.1f}s'
 			      + (f' ({r.reason})' if r.outcome != 'poweroff' else ''),
@@ -389,7 +390,9 @@ class Cell:
 		"""Every case the module listed has a row; so does a suite that
 		listed nothing or reported nothing."""
 		n = len(self.boots)
-		log = self.boots[-1]['log'] if self.boots else '-'
+		# Relative to the run directory, where the table is read.
+		log = os.path.join(os.path.basename(os.path.normpath(self.args.out)),
+				   self.boots[-1]['log']) if self.boots else '-'
 		if not self.suite_loaded:
 			why = f'{SUITE_MODULE} never loaded'
 		elif not self.expected:
@@ -413,20 +416,22 @@ class Cell:
 		for r in self.results.values():
 			if r.suite == '?':
 				r.suite = self.suite_of.get(r.case, r.suite)
-		out = {'tree': self.args.tree, 'allocator': self.args.alloc,
+		out = {'kernel': self.args.kernel_version, 'tree': self.args.tree,
+		       'profile': self.args.profile, 'allocator': self.args.alloc,
 		       'boots': self.boots,
 		       'cases': [asdict(r) for r in self.results.values()]}
 		self.dump(out)
 		return out
 
 	def dump(self, cell: Row) -> None:
-		path = os.path.join(self.args.out, 'cell.json')
-		with open(path + '.tmp', 'w') as f:
-			json.dump(cell, f, indent=1)
-		os.replace(path + '.tmp', path)
+		dump_json(os.path.join(self.args.out, 'cell.json'), cell)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+	p.add_argument('--kernel-version', default=axes.DEFAULT_KERNEL, choices=list(axes.KERNELS),
+		       help="the cell's kernel (zsp/axes.py)")
+	p.add_argument('--profile', default=axes.DEFAULT_PROFILE, choices=list(axes.PROFILES),
+		       help="the cell's config profile (zsp/axes.py)")
 	p.add_argument('--tree', required=True, help='vanilla or patched')
 	p.add_argument('--alloc', required=True, help='the allocator the kernel was built with')
 	p.add_argument('--kernel', required=True, help='the bzImage')

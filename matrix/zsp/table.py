@@ -27,7 +27,7 @@ from typing import Dict, List, Tuple
 
 from . import baseline
 from .axes import TREES, all_allocators
-from .results import CONTRACT_PREFIX, Row, is_contract
+from .results import CONTRACT_PREFIX, Row, dump_json, is_contract, load_json, load_rows
 
 ALLOCATORS = all_allocators()
 Z7_ROW = ('zero_size_identical', 'same_on_all_allocators')
@@ -53,8 +53,7 @@ def load_cells(run: str) -> List[Row]:
 		for alloc in ALLOCATORS:
 			path = os.path.join(run, f'{tree}-{alloc}', 'cell.json')
 			if os.path.exists(path):
-				with open(path) as f:
-					cells.append(json.load(f))
+				cells.append(load_json(path))
 			elif os.path.exists(os.path.dirname(path)):
 				err = os.path.join(os.path.dirname(path), 'error')
 				msg = open(err).read().strip() if os.path.exists(err) else 'no results'
@@ -203,8 +202,7 @@ def count(run: str) -> Dict[str, int]:
 	"""Gated rows by verdict. A known failure is a pass (the same failure,
 	for the same reason, as vanilla); nothing gated is a skip any more (a
 	patched skip fails), so "skip" stays 0 unless that rule changes."""
-	with open(os.path.join(run, 'results.json')) as f:
-		rows = json.load(f)
+	rows = load_rows(os.path.join(run, 'results.json'))
 	n = {'pass': 0, 'fail': 0, 'skip': 0, 'known': 0}
 	for r in rows:
 		v = verdict(r, rows)
@@ -217,10 +215,7 @@ def main(run: str) -> int:
 	run_id = os.path.basename(os.path.normpath(run))
 	cells = load_cells(run)
 	rows = flatten(run_id, cells)
-	tmp = os.path.join(run, 'results.json.tmp')
-	with open(tmp, 'w') as f:
-		json.dump(rows, f, indent=1)
-	os.replace(tmp, os.path.join(run, 'results.json'))
+	dump_json(os.path.join(run, 'results.json'), {'run': run_id, 'rows': rows})
 	text = table(rows)
 	if any(r['tree'] == 'patched' for r in rows):
 		text += '\n(patched = vanilla + patches/series)'
