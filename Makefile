@@ -102,7 +102,7 @@ matrix: run
 
 run: deps
 	@mkdir -p $(RESULTS)/$(RUN_ID) && ln -sfn $(RUN_ID) $(RESULTS)/latest
-	@matrix/run.sh $(RESULTS)/$(RUN_ID) "$(sel_tree)" "$(sel_alloc)"
+	@$(ZSP) run $(RESULTS)/$(RUN_ID) --trees "$(sel_tree)" --allocs "$(sel_alloc)"
 
 bisect: deps
 	@matrix/bisect.sh $(RESULTS)/bisect-$(ALLOC)-$(RUN_ID) $(ALLOC) "$(or $(GOOD),base)" "$(BAD)" "$(CASE)"

@@ -32,7 +32,7 @@ stages() {
 }
 
 matrix_run() {
-	"$ZSP_ROOT/matrix/run.sh" "$1" "$ZSP_TREES" "$ZSP_ALLOCATORS"
+	zsp run "$1"
 }
 
 # cold_matrix: a whole matrix from the tarball, in a scratch cache with
@@ -71,23 +71,23 @@ main() {
 	log "bench: rerun of the patched cells after an edit of the SLUB patch"
 	tmp=$(mktemp -d)
 	edit_slub_patch "$tmp"
-	ZSP_PATCHES=$tmp timed slub_patch_edit_rerun_s "$ZSP_ROOT/matrix/run.sh" "$OUT/edit" patched "$ZSP_ALLOCATORS"
+	timed slub_patch_edit_rerun_s zsp run "$OUT/edit" --trees patched --patches "$tmp"
 	stages slub_patch_edit_stages_s "$OUT/edit"
 	rm -rf "$tmp"
-	with_locks src-patched -- "$ZSP_ROOT/matrix/tree.sh" patched >/dev/null
+	with_locks src-patched -- env PYTHONPATH="$ZSP_ROOT/matrix" python3 -m zsp tree patched >/dev/null
 	echo "{$PIPE}" >"$OUT/pipeline.json"
 	log "bench: peer, kunit.py run --arch=x86_64 beside a FRESH=1 cell (slub)"
 	"$ZSP_ROOT/matrix/peer.sh" slub "$OUT/peer" || true
 	PIPE=""
 	# The same suite alone, as kunit.py runs it: no upstream test modules.
-	ZSP_FRESH=1 timed peer_cell_s "$ZSP_ROOT/matrix/cell.sh" patched slub "$OUT/peer/cell" zero_size_test
+	timed peer_cell_s zsp cell --fresh --tree patched --alloc slub --out "$OUT/peer/cell" \
+		--modules zero_size_test
 	echo "{${PIPE#, }}" >"$OUT/peer/cell.json"
 	log "bench: zero_size_bench.ko, $GUEST_BOOTS boots per cell, interleaved"
 	for n in $(seq "$GUEST_BOOTS"); do
 		for alloc in $ZSP_ALLOCATORS; do
 			for tree in $ZSP_TREES; do
-				zsp bench guest "$OUT" "$tree" "$alloc" \
-					"$(obj_dir "$tree" "$alloc")" "$n" || true
+				zsp bench guest "$OUT" "$tree" "$alloc" "$n" || true
 			done
 		done
 	done

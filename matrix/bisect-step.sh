@@ -11,7 +11,7 @@ main() {
 	local alloc=$1 case=$2 run=$3 commit
 	commit=$(git rev-parse --short=12 HEAD)
 	log "bisect step $commit ($(git log -1 --format=%s HEAD))"
-	"$ZSP_ROOT/matrix/cell.sh" patched "$alloc" "$run/$commit" zero_size_test
+	zsp cell --tree patched --alloc "$alloc" --out "$run/$commit" --modules zero_size_test
 	zsp bisect-verdict "$run/$commit/cell.json" --case "$case"
 }
 

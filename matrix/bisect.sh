@@ -22,7 +22,7 @@ resolve() {
 			git -C "$src" rev-list --reverse zsp-base..HEAD | sed -n "${i}p"
 			return
 		fi
-	done < <(grep -vE '^\s*(#|$)' "$ZSP_PATCHES/series")
+	done < <(zsp series)
 	git -C "$src" rev-parse -q --verify "$name^{commit}" 2>/dev/null ||
 		die "'$name' is neither a patch of $ZSP_PATCHES/series, 'base', nor a commit of $src"
 }
@@ -31,7 +31,7 @@ resolve() {
 describe() {
 	local src=$1 commit=$2 n
 	n=$(git -C "$src" rev-list --count "zsp-base..$commit")
-	printf '%s (%s)\n' "$(grep -vE '^\s*(#|$)' "$ZSP_PATCHES/series" | sed -n "${n}p")" \
+	printf '%s (%s)\n' "$(zsp series | sed -n "${n}p")" \
 		"$(git -C "$src" log -1 --format=%s "$commit")"
 }
 
@@ -55,7 +55,7 @@ main() {
 	export ALLOC CASE RUN
 	mkdir -p "$RUN"
 	# Globals: the EXIT trap needs them after main returns.
-	src=$("$ZSP_ROOT/matrix/tree.sh" patched)
+	src=$(zsp tree patched)
 	tip=$(git -C "$src" rev-parse HEAD)
 	[ -n "$bad" ] || bad=$tip
 	gc=$(resolve "$src" "$good")

@@ -4,7 +4,7 @@
 # patches/series has a subject with a subsystem prefix and a
 # Signed-off-by, passes the tree's checkpatch.pl --strict without errors
 # or warnings, and the series applies with git am to the pristine tree
-# (tree.sh patched does that, and caches the result by the series'
+# ("zsp tree patched" does that, and caches the result by the series'
 # content). Prints one line per check and a summary; exits 1 on any
 # failure.
 set -euo pipefail
@@ -54,9 +54,8 @@ main() {
 	else
 		fail=$((fail + 1))
 	fi
-	"$ZSP_ROOT/matrix/tree.sh" vanilla >/dev/null
-	src=$(src_dir vanilla)
-	if err=$("$ZSP_ROOT/matrix/tree.sh" patched 2>&1 >/dev/null); then
+	src=$(zsp tree vanilla)
+	if err=$(zsp tree patched 2>&1 >/dev/null); then
 		echo "ok   series applies with git am to pristine $(make -s -C "$src" kernelversion)"
 		pass=$((pass + 1))
 	else
@@ -69,7 +68,7 @@ main() {
 		else
 			fail=$((fail + 1))
 		fi
-	done < <(grep -vE '^\s*(#|$)' "$ZSP_PATCHES/series" | sed "s|^|$ZSP_PATCHES/|")
+	done < <(zsp series --paths)
 	echo "check: $pass passed, $fail failed"
 	[ "$fail" -eq 0 ]
 }

@@ -47,10 +47,6 @@ check_tree() {
 }
 
 src_dir() { printf '%s/src/%s\n' "$ZSP_CACHE" "$1"; }
-# Inside the source tree, so that kbuild uses srctree=..: command lines
-# are then the same for vanilla and patched, and ccache serves both.
-# ZSP_O_PREFIX lets the harness self-tests use scratch build dirs.
-obj_dir() { printf '%s/src/%s/%s%s\n' "$ZSP_CACHE" "$1" "${ZSP_O_PREFIX:-o-}" "$2"; }
 
 # with_locks NAME... -- CMD...: run CMD under the cache's locks NAME...,
 # or refuse: two runs on one tree would corrupt each other. "zsp locked"

@@ -87,8 +87,8 @@ judge() {
 
 # run_one NAME ALLOC WANT: one cell of the copy as it stands.
 run_one() {
-	ZSP_MAX_BOOTS=$MUTANT_BOOTS "$ZSP_ROOT/matrix/cell.sh" mutant "$2" \
-		"$RUN/$1" zero_size_test || true
+	zsp cell --tree mutant --alloc "$2" --out "$RUN/$1" --modules zero_size_test \
+		--max-boots "$MUTANT_BOOTS" || true
 	judge "$1" "$2" "$RUN/$1" "$3"
 }
 
@@ -101,7 +101,7 @@ main() {
 	relock src-patched src-mutant -- "$0" "$@"
 	mkdir -p "$RUN"
 	: >"$RUN/mutants.tsv"
-	"$ZSP_ROOT/matrix/tree.sh" patched >/dev/null
+	zsp tree patched >/dev/null
 	link_patched_copy "$(src_dir mutant)" || true
 	restore
 	# Grouped by allocator: each O= dir rebuilds one file per mutant. The

@@ -15,14 +15,15 @@ main() {
 	# src is global: the EXIT trap needs it after main returns.
 	relock src-patched -- "$0" "$@"
 	mkdir -p "$run"
-	src=$("$ZSP_ROOT/matrix/tree.sh" patched)
+	src=$(zsp tree patched)
 	trap 'back_to_series "$src"' EXIT
 	for commit in $(git -C "$src" rev-parse zsp-base) $(git -C "$src" rev-list --reverse zsp-base..HEAD); do
 		git -C "$src" checkout -q "$commit"
 		log "prefix $k: $(git -C "$src" log -1 --format=%s "$commit")"
 		git -C "$src" log -1 --format=%s "$commit" >"$run/prefix-$k.subject"
 		for alloc in $ZSP_ALLOCATORS; do
-			"$ZSP_ROOT/matrix/cell.sh" patched "$alloc" "$run/prefix-$k/$alloc" zero_size_test || true
+			zsp cell --tree patched --alloc "$alloc" --out "$run/prefix-$k/$alloc" \
+				--modules zero_size_test || true
 		done
 		k=$((k + 1))
 	done

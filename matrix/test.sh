@@ -70,7 +70,7 @@ stage_check() {
 stage_matrix() {
 	local p f s
 	RUN_DIR="$ZSP_ROOT/results/test-$(date +%Y%m%d-%H%M%S)-$$"
-	"$ZSP_ROOT/matrix/run.sh" "$RUN_DIR" "$ZSP_TREES" "$ZSP_ALLOCATORS" >&2 || true
+	zsp run "$RUN_DIR" >&2 || true
 	if [ ! -f "$RUN_DIR/results.json" ]; then
 		tally 0 1 "matrix (no results.json in $RUN_DIR)"
 		return

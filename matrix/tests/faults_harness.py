@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -20,9 +21,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MATRIX = os.path.dirname(HERE)
 ROOT = os.path.dirname(MATRIX)
 CACHE = os.environ.get('ZSP_CACHE', os.path.join(ROOT, 'build'))
-# Every cell these tests start must really build and boot (reuse.py).
+# Every cell these tests start must really build and boot (zsp/cache.py).
 os.environ.setdefault('ZSP_FRESH', '1')
 PATCHED = os.path.join(CACHE, 'src', 'patched')
+ZSP = [sys.executable, '-m', 'zsp']
+os.environ['PYTHONPATH'] = MATRIX
 
 
 def run(cmd: List[str], env: Dict[str, str] = None, timeout: float = 600,
@@ -80,8 +83,8 @@ class BadInput(unittest.TestCase):
 
 	def test_missing_tarball(self) -> None:
 		with tempfile.TemporaryDirectory() as cache:
-			r = run([os.path.join(MATRIX, 'tree.sh'), 'vanilla'],
-				env={'ZSP_CACHE': cache, 'ZSP_TARBALL': '/nonexistent.tar.xz'})
+			r = run(ZSP + ['tree', 'vanilla', '--cache', cache,
+				       '--tarball', '/nonexistent.tar.xz'])
 		self.assertNotEqual(r.returncode, 0)
 		self.assertEqual(error_lines(r.stderr),
 				 ['error: /nonexistent.tar.xz is missing; install it: '
@@ -125,8 +128,7 @@ class BadSeriesAndConfig(unittest.TestCase):
 		# Context that is not in mm/slub.c.
 		self.edit_slub_patch(' void kmem_cache_free(struct kmem_cache *s, void *x)',
 				     ' void kmem_cache_free(struct kmem_cache *s, void *object)')
-		r = run([os.path.join(MATRIX, 'tree.sh'), 'patched'],
-			env={'ZSP_PATCHES': self.patches})
+		r = run(ZSP + ['tree', 'patched', '--patches', self.patches])
 		self.assertNotEqual(r.returncode, 0)
 		errs = error_lines(r.stderr)
 		self.assertEqual(len(errs), 1, errs)
@@ -141,8 +143,8 @@ class BadSeriesAndConfig(unittest.TestCase):
 		shutil.copytree(os.path.join(ROOT, 'configs'), configs)
 		with open(os.path.join(configs, 'slab.config'), 'a') as f:
 			f.write('CONFIG_SLUB_KUNIT_TEST=m\n')	# needs SLUB
-		r = run([os.path.join(MATRIX, 'config.sh'), 'vanilla', 'slab'],
-			env={'ZSP_CONFIGS': configs, 'ZSP_O_PREFIX': 'o-faulttest-'})
+		r = run(ZSP + ['step', 'config', '--tree', 'vanilla', '--alloc', 'slab',
+			       '--configs', configs, '--obj-prefix', 'o-faulttest-'])
 		shutil.rmtree(os.path.join(CACHE, 'src', 'vanilla', 'o-faulttest-slab'),
 			      ignore_errors=True)
 		self.assertNotEqual(r.returncode, 0)
@@ -154,8 +156,8 @@ class BadSeriesAndConfig(unittest.TestCase):
 		self.edit_slub_patch('+\t/* Like kfree(): NULL and ZERO_SIZE_PTR own no slab memory. */',
 				     '+\tthis is not C;')
 		out = os.path.join(self.tmp, 'run')
-		r = run([os.path.join(MATRIX, 'run.sh'), out, 'patched', 'slub slab'],
-			env={'ZSP_PATCHES': self.patches}, timeout=1800)
+		r = run(ZSP + ['run', out, '--trees', 'patched', '--allocs', 'slub slab',
+			       '--patches', self.patches], timeout=1800)
 		self.assertNotEqual(r.returncode, 0)
 		with open(os.path.join(out, 'patched-slub', 'error')) as f:
 			err = f.read()
@@ -171,7 +173,7 @@ class BadSeriesAndConfig(unittest.TestCase):
 class Interrupted(unittest.TestCase):
 
 	def start_cell(self, out: str) -> subprocess.Popen:
-		return subprocess.Popen([os.path.join(MATRIX, 'cell.sh'), 'patched', 'slab', out],
+		return subprocess.Popen(ZSP + ['cell', '--tree', 'patched', '--alloc', 'slab', '--out', out],
 					stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
 					start_new_session=True)
 
@@ -194,7 +196,7 @@ class Interrupted(unittest.TestCase):
 		self.assertEqual([f for f in os.listdir(out) if f.endswith('.tmp')], [])
 		self.assertFalse(os.path.exists(os.path.join(out, 'cell.json')))
 		# The next run works without make clean.
-		r = run([os.path.join(MATRIX, 'cell.sh'), 'patched', 'slab', out], timeout=900)
+		r = run(ZSP + ['cell', '--tree', 'patched', '--alloc', 'slab', '--out', out], timeout=900)
 		self.assertEqual(r.returncode, 0, r.stderr[-500:])
 		self.assertTrue(os.path.exists(os.path.join(out, 'cell.json')))
 
@@ -206,18 +208,18 @@ class Interrupted(unittest.TestCase):
 		time.sleep(3)
 		os.killpg(p.pid, signal.SIGTERM)
 		p.wait(60)
-		r = run([os.path.join(MATRIX, 'build.sh'), 'patched', 'slab',
-			 os.path.join(out, 'build2.log')], timeout=1800)
+		r = run(ZSP + ['step', 'kernel', '--tree', 'patched', '--alloc', 'slab',
+			       '--log', os.path.join(out, 'build2.log')], timeout=1800)
 		self.assertEqual(r.returncode, 0, r.stderr[-500:])
 
 	def test_two_runs_at_once(self) -> None:
 		out = tempfile.mkdtemp()
-		first = subprocess.Popen([os.path.join(MATRIX, 'run.sh'), out + '/a', 'patched', 'slab'],
+		first = subprocess.Popen(ZSP + ['run', out + '/a', '--trees', 'patched', '--allocs', 'slab'],
 					 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
 					 start_new_session=True)
 		try:
 			self.wait_for(os.path.join(out, 'a', 'patched-slab'))
-			r = run([os.path.join(MATRIX, 'run.sh'), out + '/b', 'patched', 'slab'])
+			r = run(ZSP + ['run', out + '/b', '--trees', 'patched', '--allocs', 'slab'])
 			self.assertNotEqual(r.returncode, 0)
 			errs = error_lines(r.stderr)
 			self.assertEqual(len(errs), 1, errs)
@@ -245,7 +247,7 @@ class GarbageConsole(unittest.TestCase):
 			f.write('#!/bin/sh\nprintf plan\n')
 		os.chmod(gen, 0o755)
 		out = os.path.join(tmp, 'out')
-		r = run(['python3', '-m', 'zsp', 'boot-cell', '--tree', 'patched',
+		r = run(ZSP + ['boot-cell', '--tree', 'patched',
 			 '--alloc', 'slab', '--kernel', 'k', '--initrd', base,
 			 '--gen-init-cpio', gen, '--kunit-tool',
 			 os.path.join(PATCHED, 'tools/testing/kunit/kunit.py'),

@@ -2,8 +2,9 @@
 """Locks and interrupts: a finished, failed or interrupted run has released
 its locks when it returns, and a rerun right after works, with no delay.
 
-The runs are the real scripts (run.sh, with a fake kernel tarball: tree.sh,
-config.sh) and the real boot loop (zsp boot-cell, with a fake QEMU). The
+The runs are the real pipeline (zsp run, with a fake kernel tarball: the
+tree and config steps) and the real boot loop (zsp boot-cell, with a fake
+QEMU). The
 fake tree's Makefile leaves a daemon behind on "make kernelversion", as
 git's auto gc did after the patched tree's first commit: a lock a child
 inherits would outlive the run in it.
@@ -95,8 +96,9 @@ class LockTest(unittest.TestCase):
 		self.env.update(ZSP_TARBALL=tarball, ZSP_PATCHES=patches)
 
 	def run_sh(self, name: str) -> subprocess.Popen[str]:
-		return subprocess.Popen([os.path.join(MATRIX, 'run.sh'),
-					 os.path.join(self.dir, 'results', name), 'vanilla patched', 'slub'],
+		return subprocess.Popen([sys.executable, '-m', 'zsp', 'run',
+					 os.path.join(self.dir, 'results', name),
+					 '--trees', 'vanilla patched', '--allocs', 'slub'],
 					env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
 					text=True, start_new_session=True)
 

@@ -4,10 +4,46 @@ the stage scripts in matrix/ call these; "python3 -m zsp -h" lists them."""
 
 import argparse
 import json
+import os
 import sys
 from typing import Callable, Dict, List, Optional
 
-from . import axes, baseline, bench, lock, qemu, results, runner, series_table, table
+from . import axes, baseline, bench, lock, pipeline, qemu, results, runner, series, series_table, table
+from .kernel import CellBuild, Tree
+from .kernel_errors import KernelError
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+	return pipeline.run(pipeline.settings(args), args)
+
+
+def cmd_cell(args: argparse.Namespace) -> int:
+	s = pipeline.settings(args)
+	if args.tree != 'mutant':	# mutants.sh's copy of the patched tree
+		pipeline.check_axes(s.kernel, [args.tree], [args.alloc])
+	return pipeline.cell(s, args)
+
+
+def cmd_tree(args: argparse.Namespace) -> int:
+	s = pipeline.settings(args)
+	pipeline.check_axes(s.kernel, [args.tree], [])
+	print(Tree(s, args.tree).prepare(args.timings))
+	return 0
+
+
+def cmd_step(args: argparse.Namespace) -> int:
+	b = CellBuild(pipeline.settings(args), args.tree, args.alloc, args.profile)
+	log = args.log or os.devnull
+	{'config': b.config, 'kernel': lambda: b.build(log), 'module': lambda: b.module(log),
+	 'initramfs': b.make_initramfs}[args.step]()
+	return 0
+
+
+def cmd_series(args: argparse.Namespace) -> int:
+	patches = args.patches or os.path.join(axes.ROOT, axes.KERNELS[args.kernel_version].patches)
+	for name in series.entries(patches):
+		print(os.path.join(patches, name) if args.paths else name)
+	return 0
 
 
 def cmd_boot_cell(args: argparse.Namespace) -> int:
@@ -58,7 +94,8 @@ def cmd_mutant_table(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
 	if args.what == 'guest':
-		return bench.guest(args.out, args.tree, args.alloc, args.obj, args.n)
+		build = CellBuild(pipeline.settings(args), args.tree, args.alloc, args.profile)
+		return bench.guest(args.out, build, args.n)
 	if args.what == 'peer':
 		return bench.peer(args.out, args.alloc)
 	if args.what == 'stages':
@@ -102,6 +139,37 @@ def build_parser() -> argparse.ArgumentParser:
 		sp.set_defaults(handler=handler)
 		return sp
 
+	sp = add('run', cmd_run, 'every cell of a run (trees x allocators), then the table')
+	sp.add_argument('run', help='the run directory (results/RUN)')
+	sp.add_argument('--trees', default='', help='space-separated trees (default: all)')
+	sp.add_argument('--allocs', default='', help='space-separated allocators (default: all)')
+	pipeline.add_settings(sp)
+	pipeline.add_limits(sp)
+	sp = add('cell', cmd_cell, 'one cell on its tree as checked out: build and boot; '
+		 f'exit {pipeline.CANNOT_TEST} when it does not build')
+	sp.add_argument('--tree', required=True, help='vanilla, patched (or mutant)')
+	sp.add_argument('--alloc', required=True, help='the allocator')
+	sp.add_argument('--out', required=True, help="the cell's directory")
+	sp.add_argument('--modules', default='',
+			help="modules to run (default: upstream's built tests, then the suite)")
+	pipeline.add_settings(sp)
+	pipeline.add_limits(sp)
+	sp = add('tree', cmd_tree, 'make a source tree exist (patched: the series applied); '
+		 'print its path')
+	sp.add_argument('tree', help='vanilla or patched')
+	sp.add_argument('--timings', default=None, help='append "stage seconds" lines here')
+	pipeline.add_settings(sp)
+	sp = add('step', cmd_step, "one build step of a cell (the harness's fault tests)")
+	sp.add_argument('step', choices=['config', 'kernel', 'module', 'initramfs'])
+	sp.add_argument('--tree', required=True, help='vanilla or patched')
+	sp.add_argument('--alloc', required=True, help='the allocator')
+	sp.add_argument('--log', default='', help="the step's output")
+	pipeline.add_settings(sp)
+	sp = add('series', cmd_series, "print the series' patch names, in order")
+	sp.add_argument('--patches', default=os.environ.get('ZSP_PATCHES', ''),
+			help="the series' directory (default: the kernel's)")
+	sp.add_argument('--kernel-version', default=axes.DEFAULT_KERNEL, choices=list(axes.KERNELS))
+	sp.add_argument('--paths', action='store_true', help='print paths, not names')
 	runner.add_arguments(add('boot-cell', cmd_boot_cell,
 				 "boot one cell's kernel until every case has a result"))
 	qemu.add_arguments(add('boot', cmd_boot, 'one watched QEMU boot; prints its outcome'))
@@ -126,8 +194,9 @@ def build_parser() -> argparse.ArgumentParser:
 	sp = add('bench', cmd_bench, "make bench's measurements")
 	bsub = sp.add_subparsers(dest='what', required=True, metavar='WHAT')
 	g = bsub.add_parser('guest', help='boot the bench module once in one cell')
-	for a in ('out', 'tree', 'alloc', 'obj', 'n'):
+	for a in ('out', 'tree', 'alloc', 'n'):
 		g.add_argument(a)
+	pipeline.add_settings(g)
 	g = bsub.add_parser('peer', help="summarise kunit.py's run beside ours")
 	g.add_argument('out')
 	g.add_argument('alloc')
@@ -151,9 +220,11 @@ def main(argv: Optional[List[str]] = None) -> int:
 	args = build_parser().parse_args(argv)
 	try:
 		rc: int = args.handler(args)
-	except results.SchemaError as e:
+	except (results.SchemaError, pipeline.AxisError, lock.LockBusy, KernelError) as e:
 		print(f'error: {e}', file=sys.stderr)
 		return 1
+	except KeyboardInterrupt:
+		return 130
 	return rc
 
 

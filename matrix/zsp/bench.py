@@ -22,6 +22,7 @@ import sys
 from typing import Dict, List, Tuple
 
 from . import qemu, runner
+from .kernel import CellBuild
 from .results import Row, in_contract_suite
 
 BENCH_LINE = re.compile(r'zsp-bench: (\w+) (\d+) (\d+) (\d+) (\w+)')
@@ -40,14 +41,14 @@ def host_khz() -> int:
 	return int(float(m.group(1)) * 1000) if m else 1000000
 
 
-def guest(out: str, tree: str, alloc: str, obj: str, n: str) -> int:
+def guest(out: str, build: CellBuild, n: str) -> int:
 	"""Boot n of the bench module in one cell; bench.sh interleaves the
 	boots of all cells, so that a drift of the host's load hits them alike."""
+	tree, alloc = build.tree.name, build.alloc
 	stem = os.path.join(out, f'guest-{tree}-{alloc}-{n}')
-	runner.make_initrd(os.path.join(obj, 'zsp-initramfs.cpio'),
-			 os.path.join(obj, 'usr', 'gen_init_cpio'),
-			 ['zero_size_bench'], [], stem + '.cpio')
-	r = qemu.boot(os.path.join(obj, 'arch/x86/boot/bzImage'), stem + '.cpio',
+	runner.make_initrd(build.initramfs, build.gen_init_cpio,
+			   ['zero_size_bench'], [], stem + '.cpio')
+	r = qemu.boot(build.bzimage, stem + '.cpio',
 		      stem + '.log', 600, 120, f'tsc_early_khz={host_khz()}')
 	os.unlink(stem + '.cpio')
 	res: Dict[str, Row] = {}

@@ -28,6 +28,40 @@ HARNESS = ('qemu.py', 'runner.py', 'console.py', 'cache.py', 'results.py')
 HOST_DEPENDENT = ('timeout', 'qemu-error')
 
 
+class Stamp:
+	"""A step's freshness stamp: a file holding the digest of the inputs
+	the step's output was last made from. The one helper behind every
+	"skip when nothing changed" of the pipeline."""
+
+	def __init__(self, path: str) -> None:
+		self.path = path
+
+	def holds(self, key: str) -> bool:
+		try:
+			with open(self.path) as f:
+				return f.read().strip() == key
+		except OSError:
+			return False
+
+	def set(self, key: str) -> None:
+		with open(self.path, 'w') as f:
+			f.write(key + '\n')
+
+	def clear(self) -> None:
+		try:
+			os.unlink(self.path)
+		except FileNotFoundError:
+			pass
+
+
+def digest(parts: List[bytes]) -> str:
+	"""sha256 over parts, each one delimited."""
+	h = hashlib.sha256()
+	for p in parts:
+		h.update(len(p).to_bytes(8, 'little') + p)
+	return h.hexdigest()
+
+
 def _feed(h: 'hashlib._Hash', path: str) -> None:
 	h.update(path.encode() + b'\0')
 	with open(path, 'rb') as f:

@@ -1,0 +1,443 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The kernel side of a cell: its tree, the series, the config, the
+kernel build, the test module and the initramfs, as kunit_kernel.py's
+LinuxSourceTree owns a kunit.py build.
+
+Layout, all under the cache directory:
+  src/TREE                  the tarball, unpacked; "patched" is a git repo
+                            (zsp-base + one commit per patch, branch
+                            zsp-series); "mutant" is mutants.sh's copy
+  src/TREE/o-ALLOC          the cell's O= dir (inside the tree, so that
+                            kbuild's command lines, and ccache's keys, are
+                            the same for every tree)
+  src/TREE/o-ALLOC.kconfig  the scratch O= dir the config is merged in
+  mod/TREE-ALLOC            the test modules, built out of tree (M=)
+  ccache                    the compiler cache every build shares
+
+Each step skips itself when its inputs are unchanged (a stamp, see
+cache.Stamp) unless "fresh" is set, and raises a KernelError subclass
+whose message is the one line a user needs.
+"""
+
+import glob
+import os
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+from . import axes, series
+from .cache import Stamp, digest
+from .kernel_errors import BuildError, ConfigError, SeriesError, TreeError
+from .progress import log
+
+# Upstream's tests, run as a regression gate where the config builds them.
+UPSTREAM_MODULES = ('lib/test_meminit.ko', 'lib/slub_kunit.ko')
+SUITE_MODULES = ('zero_size_plan.ko', 'zero_size_test.ko', 'zero_size_bench.ko')
+GIT_ID = ['-c', 'user.name=zsp', '-c', 'user.email=zsp@localhost']
+
+
+def first_error(text: str, pattern: str = 'error:') -> str:
+	"""The first line containing pattern, else the last line: the one line
+	of a tool's output worth putting in an error message."""
+	lines = text.splitlines()
+	for line in lines:
+		if pattern in line:
+			return line.strip()
+	return lines[-1].strip() if lines else ''
+
+
+@dataclass
+class Settings:
+	"""Where things are and how to build: one record, passed down."""
+	cache: str
+	root: str = axes.ROOT
+	kernel: str = axes.DEFAULT_KERNEL
+	patches: str = ''
+	configs: str = ''
+	tarball: str = ''
+	fresh: bool = False
+	jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
+	# Test hook: scratch O= dirs that a real run never touches.
+	obj_prefix: str = 'o-'
+	busybox: str = '/bin/busybox'
+
+	def __post_init__(self) -> None:
+		k = axes.KERNELS[self.kernel]
+		self.patches = self.patches or os.path.join(self.root, k.patches)
+		self.configs = self.configs or os.path.join(self.root, 'configs')
+		self.tarball = self.tarball or k.tarball
+
+
+def run(cmd: List[str], cwd: Optional[str] = None, env: Optional[Dict[str, str]] = None,
+	log_file: Optional[str] = None) -> subprocess.CompletedProcess[str]:
+	"""Runs cmd; its output goes to log_file (or is returned)."""
+	full_env = dict(os.environ, **(env or {}))
+	if log_file:
+		with open(log_file, 'w') as f:
+			p = subprocess.run(cmd, cwd=cwd, env=full_env, stdout=f,
+					   stderr=subprocess.STDOUT, text=True, check=False)
+		with open(log_file, errors='replace') as f:
+			p.stdout = f.read()
+		return p
+	return subprocess.run(cmd, cwd=cwd, env=full_env, capture_output=True, text=True,
+			      check=False)
+
+
+class Tree:
+	"""One kernel source tree in the cache."""
+
+	def __init__(self, s: Settings, name: str) -> None:
+		self.s = s
+		self.name = name
+		self.src = os.path.join(s.cache, 'src', name)
+
+	def git(self, *args: str, env: Optional[Dict[str, str]] = None
+		) -> subprocess.CompletedProcess[str]:
+		return run(['git', '-C', self.src] + GIT_ID + list(args), env=env)
+
+	def unpack(self) -> None:
+		if os.path.exists(os.path.join(self.src, '.zsp-unpacked')):
+			return
+		if not os.access(self.s.tarball, os.R_OK):
+			package = axes.KERNELS[self.s.kernel].package
+			raise TreeError(f'{self.s.tarball} is missing; install it: apt-get install {package}')
+		log(f'unpack {self.s.tarball} -> {self.src}')
+		tmp = self.src + '.tmp'
+		shutil.rmtree(self.src, ignore_errors=True)
+		shutil.rmtree(tmp, ignore_errors=True)
+		os.makedirs(tmp)
+		p = run(['tar', '-xf', self.s.tarball, '-C', tmp, '--strip-components=1'])
+		if p.returncode:
+			raise TreeError(f'cannot unpack {self.s.tarball}: {first_error(p.stderr, "tar")}')
+		open(os.path.join(tmp, '.zsp-unpacked'), 'w').close()
+		os.rename(tmp, self.src)
+
+	def kernelversion(self) -> str:
+		return run(['make', '-s', '-C', self.src, 'kernelversion']).stdout.strip()
+
+	def git_base(self) -> None:
+		"""The tarball as commit zsp-base. Its .gitignore ignores everything
+		at the top level: add -f."""
+		if self.git('rev-parse', '-q', '--verify', 'zsp-base').returncode == 0:
+			return
+		log(f'git init {self.src} (base commit)')
+		steps = [['init', '-q'],
+			 # The first commit leaves ~80k loose objects, and git's auto
+			 # gc would then detach a daemon that repacks for minutes.
+			 ['config', 'gc.auto', '0'], ['config', 'maintenance.auto', 'false'],
+			 ['add', '-f', '-A'],
+			 ['commit', '-q', '-m', f'{axes.KERNELS[self.s.kernel].package} '
+			  f'{self.kernelversion()}'],
+			 ['tag', 'zsp-base']]
+		for args in steps:
+			p = self.git(*args)
+			if p.returncode:
+				raise TreeError(f'git {args[0]} in {self.src}: {first_error(p.stderr)}')
+
+	def check_series(self, patches: List[str]) -> None:
+		"""Applies every patch, in order, to a scratch index of zsp-base
+		(no file is touched), so that a patch that does not apply is named
+		with its file before the tree is changed at all."""
+		with tempfile.NamedTemporaryFile() as idx:
+			env = {'GIT_INDEX_FILE': idx.name}
+			self.git('read-tree', 'zsp-base', env=env)
+			for patch in patches:
+				p = self.git('apply', '--cached', patch, env=env)
+				if p.returncode:
+					raise SeriesError(f'patch {series.name(self.s.patches, patch)} does not '
+							  f'apply to {series.failed_file(p.stderr)}: '
+							  f'{first_error(p.stderr, "error")}')
+
+	def apply_series(self) -> None:
+		"""git am every patch onto zsp-base, one commit each, unless this
+		exact series is applied already. A file whose content the
+		re-application did not change keeps its mtime, so that kbuild
+		rebuilds only what an edited patch really changed."""
+		patches = series.files(self.s.patches)
+		stamp = Stamp(os.path.join(self.src, '.git', 'zsp-series'))
+		key = series.digest(self.s.patches)
+		if stamp.holds(key):
+			return
+		self.check_series(patches)
+		stamp.clear()
+		self.git('am', '--abort')
+		old = self.git('rev-parse', 'HEAD').stdout.strip()
+		changed = self.git('diff', '--name-only', 'zsp-base', 'HEAD').stdout.split()
+		mtimes = {f: os.stat(os.path.join(self.src, f)).st_mtime_ns for f in changed
+			  if os.path.exists(os.path.join(self.src, f))}
+		self.git('bisect', 'reset')
+		self.git('checkout', '-q', '-f', '-B', 'zsp-series', 'zsp-base')
+		for patch in patches:
+			p = self.git('am', '-q', patch)
+			if p.returncode:
+				self.git('am', '--abort')
+				raise SeriesError(f'patch {series.name(self.s.patches, patch)} does not apply '
+						  f'to {series.failed_file(p.stdout + p.stderr)} '
+						  f'({first_error(p.stdout + p.stderr, "error")})')
+		for f, mtime in mtimes.items():
+			path = os.path.join(self.src, f)
+			if not os.path.exists(path):
+				continue
+			same = [self.git('rev-parse', '-q', '--verify', f'{rev}:{f}').stdout
+				for rev in (old, 'HEAD')]
+			if same[0] and same[0] == same[1]:
+				os.utime(path, ns=(mtime, mtime))
+		log(f'applied {len(patches)} patch(es) to {self.src}')
+		stamp.set(key)
+
+	def prepare(self, timings: Optional[str] = None) -> str:
+		"""Makes the tree exist (and for "patched", the series applied);
+		returns its path."""
+		os.makedirs(os.path.dirname(self.src), exist_ok=True)
+		with timed(timings, 'extract'):
+			self.unpack()
+		if self.name == 'patched':
+			with timed(timings, 'patch'):
+				self.git_base()
+				self.apply_series()
+		return self.src
+
+
+class timed:
+	"""with timed(path, stage): appends "stage seconds" to path (if any),
+	for make bench."""
+
+	def __init__(self, path: Optional[str], stage: str) -> None:
+		self.path = path
+		self.stage = stage
+
+	def __enter__(self) -> None:
+		self.t0 = time.monotonic()
+
+	def __exit__(self, *exc: object) -> None:
+		if self.path and exc[0] is None:
+			with open(self.path, 'a') as f:
+				f.write(f'{self.stage} {time.monotonic() - self.t0:.2f}\n')
+
+
+class CellBuild:
+	"""The build side of one cell: (tree, allocator) in one kernel and
+	profile. Owns the cell's paths and its config/kernel/module/initramfs
+	steps."""
+
+	def __init__(self, s: Settings, tree: str, alloc: str,
+		     profile: str = axes.DEFAULT_PROFILE) -> None:
+		self.s = s
+		self.tree = Tree(s, tree)
+		self.alloc = alloc
+		self.profile = axes.PROFILES[profile]
+		self.obj = os.path.join(self.tree.src, s.obj_prefix + alloc)
+		self.mod = os.path.join(s.cache, 'mod', f'{tree}-{alloc}')
+
+	@property
+	def bzimage(self) -> str:
+		return os.path.join(self.obj, 'arch/x86/boot/bzImage')
+
+	@property
+	def initramfs(self) -> str:
+		return os.path.join(self.obj, 'zsp-initramfs.cpio')
+
+	@property
+	def gen_init_cpio(self) -> str:
+		return os.path.join(self.obj, 'usr/gen_init_cpio')
+
+	@property
+	def kunit_tool(self) -> str:
+		return os.path.join(self.tree.src, 'tools/testing/kunit/kunit.py')
+
+	@property
+	def fragments(self) -> List[str]:
+		names = list(self.profile.fragments) + [f'{self.alloc}.config']
+		return [os.path.join(self.s.configs, n) for n in names]
+
+	def default_modules(self) -> List[str]:
+		"""Upstream's test modules this config built, then the suite."""
+		mods = [os.path.basename(m)[:-3] for m in UPSTREAM_MODULES
+			if os.path.exists(os.path.join(self.obj, m))]
+		return mods + ['zero_size_test']
+
+	# -- config ------------------------------------------------------------
+
+	def config(self) -> None:
+		"""O/.config = tinyconfig + the profile's fragments + ALLOC's,
+		merged by the tree's merge_config.sh, every option checked."""
+		src = self.tree.src
+		# What the merge reads: the fragments, the compiler (Kconfig tests
+		# it), and in a git tree the Kconfig files, tinyconfig's fragments
+		# and kconfig itself as committed. A patch to slub.c leaves them.
+		parts = [open(f, 'rb').read() for f in self.fragments]
+		parts.append(gcc_version().encode())
+		if os.path.isdir(os.path.join(src, '.git')):
+			parts.append(self.tree.git('ls-files', '-s', '--', '*Kconfig*', 'kernel/configs/*',
+						   'arch/x86/configs/*', 'scripts/kconfig/*').stdout.encode())
+		stamp = Stamp(os.path.join(self.obj, '.zsp-config'))
+		key = digest(parts)
+		if stamp.holds(key) and os.path.exists(os.path.join(self.obj, '.config')):
+			return
+		# Merged in a scratch O= dir (named like the build dir, so the
+		# build's source scan skips it): tinyconfig in the build dir itself
+		# would pass through other values of many options, and kbuild's
+		# syncconfig would touch their dependency files and rebuild most
+		# of the kernel even when the merged result is the same.
+		scratch = self.obj + '.kconfig'
+		os.makedirs(self.obj, exist_ok=True)
+		os.makedirs(scratch, exist_ok=True)
+		stamp.clear()
+		merge_log = os.path.join(self.obj, '.zsp-merge.log')
+		for cmd in (['make', '-s', '-C', src, f'O={scratch}', 'tinyconfig'],
+			    [os.path.join(src, 'scripts/kconfig/merge_config.sh'), '-m', '-O', scratch,
+			     os.path.join(scratch, '.config')] + self.fragments,
+			    ['make', '-s', '-C', src, f'O={scratch}', 'olddefconfig']):
+			p = run(cmd, log_file=merge_log)
+			if p.returncode:
+				raise ConfigError(f'config of {self.tree.name}/{self.alloc}: '
+						  f'{first_error(p.stdout, "rror")}; log: {merge_log}')
+		self.verify(os.path.join(scratch, '.config'))
+		merged = os.path.join(scratch, '.config')
+		target = os.path.join(self.obj, '.config')
+		if not os.path.exists(target) or open(merged, 'rb').read() != open(target, 'rb').read():
+			shutil.copyfile(merged, target)
+		stamp.set(key)
+
+	def verify(self, config: str) -> None:
+		"""Every "=" line of the fragments is in config as written; every
+		"is not set" option is unset."""
+		with open(config) as f:
+			have = set(f.read().splitlines())
+		set_opts = {line.split('=', 1)[0] for line in have if line.startswith('CONFIG_')}
+		bad = []
+		for frag in self.fragments:
+			with open(frag) as f:
+				for line in f.read().splitlines():
+					line = line.strip()
+					if line.startswith('CONFIG_') and '=' in line and line not in have:
+						bad.append(line)
+					elif line.startswith('# CONFIG_') and line.endswith(' is not set'):
+						opt = line[2:].split()[0]
+						if opt in set_opts:
+							bad.append(f'{opt}(unset)')
+		if bad:
+			raise ConfigError(f"olddefconfig dropped or changed: {' '.join(bad)} "
+					  f'(check their dependencies in {self.s.configs})')
+
+	# -- kernel ------------------------------------------------------------
+
+	def build(self, log_file: str) -> None:
+		"""bzImage and modules in the O= dir, incremental, through ccache."""
+		stamp = Stamp(os.path.join(self.obj, '.zsp-built'))
+		key = digest([open(os.path.join(self.obj, '.config'), 'rb').read(),
+			      gcc_version().encode()])
+		if not self.s.fresh and self.up_to_date(stamp, key):
+			with open(log_file, 'w') as f:
+				f.write(f'up to date: {stamp.path}\n')
+			return
+		stamp.clear()
+		# Stamped with the start time: an edit made during the build is newer.
+		started = Stamp(stamp.path + '.new')
+		started.set(key)
+		env = {'CCACHE_DIR': os.environ.get('CCACHE_DIR', os.path.join(self.s.cache, 'ccache')),
+		       # Kernel builds are reproducible enough that a shared cache
+		       # pays off across trees; the timestamp would defeat it.
+		       'KBUILD_BUILD_TIMESTAMP': os.environ.get('KBUILD_BUILD_TIMESTAMP', 'zsp'),
+		       'KBUILD_BUILD_USER': 'zsp', 'KBUILD_BUILD_HOST': 'zsp'}
+		p = run(['make', '-C', self.tree.src, f'O={self.obj}', f'-j{self.s.jobs}',
+			 'CC=ccache gcc', 'bzImage', 'modules'], env=env, log_file=log_file)
+		if p.returncode:
+			why = first_error(p.stdout, 'error:')
+			if 'error:' not in why:
+				why = next((ln.strip() for ln in p.stdout.splitlines()
+					    if 'Error ' in ln), why)
+			raise BuildError(f'build of {self.tree.name}/{self.alloc} failed: {why}; '
+					 f'log: {log_file}')
+		os.replace(started.path, stamp.path)
+
+	def up_to_date(self, stamp: 'Stamp', key: str) -> bool:
+		"""The last good build used this config and no source file has
+		changed since it started: then kbuild's own walk of the tree (5 s
+		per cell here) is skipped."""
+		if not stamp.holds(key) or not os.path.exists(self.bzimage):
+			return False
+		src = self.tree.src
+		p = run(['find', src, '(', '-path', f'{src}/.git', '-o', '-path',
+			 f'{src}/{self.s.obj_prefix}*', '-o', '-path', f'{src}/o-*', ')', '-prune',
+			 '-o', '-newer', stamp.path, '-print', '-quit'])
+		return p.returncode == 0 and not p.stdout.strip()
+
+	# -- test module -------------------------------------------------------
+
+	def module(self, log_file: str) -> None:
+		"""The test modules, out of tree against this kernel. The sources
+		are copied into the cell's own dir: M= writes objects beside them."""
+		kunit = os.path.join(self.s.root, 'kunit')
+		sources = [os.path.join(kunit, 'Kbuild')] + sorted(
+			glob.glob(os.path.join(kunit, '*.[ch]')))
+		os.makedirs(self.mod, exist_ok=True)
+		# The module depends on its sources and on the kernel (headers,
+		# exports). The kernel's build stamp is renewed whenever kbuild ran
+		# there; while it stands, make's 2 s of modpost and checks are skipped.
+		parts = [open(f, 'rb').read() for f in sources]
+		for name in ('.zsp-built', 'Module.symvers'):
+			path = os.path.join(self.obj, name)
+			parts.append(f'{path} {os.stat(path).st_mtime_ns}'.encode())
+		stamp = Stamp(os.path.join(self.mod, '.zsp-built'))
+		key = digest(parts)
+		if (not self.s.fresh and stamp.holds(key)
+		    and os.path.exists(os.path.join(self.mod, 'zero_size_test.ko'))):
+			with open(log_file, 'w') as out:
+				out.write(f'up to date: {stamp.path}\n')
+			return
+		stamp.clear()
+		for source in sources:
+			shutil.copy2(source, self.mod)
+		p = run(['make', '-C', self.tree.src, f'O={self.obj}', f'M={self.mod}',
+			 'CC=ccache gcc', 'modules'], log_file=log_file)
+		if p.returncode:
+			raise BuildError(f'test module build against {self.tree.name}/{self.alloc} '
+					 f'failed: {first_error(p.stdout)}; log: {log_file}')
+		stamp.set(key)
+
+	# -- initramfs ---------------------------------------------------------
+
+	def make_initramfs(self) -> None:
+		"""busybox-static, /init and the test modules, written by the
+		tree's usr/gen_init_cpio (no root needed for /dev/console). The
+		per-boot plan is a second archive the boot appends."""
+		if not os.access(self.s.busybox, os.X_OK):
+			raise BuildError(f'{self.s.busybox} is missing; install it: '
+					 'apt-get install busybox-static')
+		spec = ['dir /dev 0755 0 0', 'nod /dev/console 0600 0 0 c 5 1',
+			'dir /proc 0755 0 0', 'dir /sys 0755 0 0', 'dir /bin 0755 0 0',
+			'dir /etc 0755 0 0', 'dir /etc/zsp 0755 0 0', 'dir /lib 0755 0 0',
+			'dir /lib/modules 0755 0 0',
+			f'file /bin/busybox {self.s.busybox} 0755 0 0',
+			f"file /init {os.path.join(self.s.root, 'matrix', 'guest-init')} 0755 0 0"]
+		spec += [f'file /lib/modules/{m} {os.path.join(self.mod, m)} 0644 0 0'
+			 for m in SUITE_MODULES]
+		spec += [f'file /lib/modules/{os.path.basename(m)} {os.path.join(self.obj, m)} 0644 0 0'
+			 for m in UPSTREAM_MODULES if os.path.exists(os.path.join(self.obj, m))]
+		out = self.initramfs
+		with open(out + '.spec', 'w') as f:
+			f.write('\n'.join(spec) + '\n')
+		# -t: fixed times for the dirs, so that unchanged inputs give the
+		# same archive (cache.py hashes it).
+		with open(out + '.tmp', 'wb') as f:
+			p = subprocess.run([self.gen_init_cpio, '-t', '0', out + '.spec'], stdout=f,
+					   stderr=subprocess.PIPE, text=True, check=False)
+		if p.returncode:
+			raise BuildError(f'initramfs of {self.tree.name}/{self.alloc}: '
+					 f'{first_error(p.stderr)}')
+		os.replace(out + '.tmp', out)
+
+
+_GCC: List[str] = []
+
+
+def gcc_version() -> str:
+	"""gcc --version's first line (the compiler is an input of every step)."""
+	if not _GCC:
+		out = run(['gcc', '--version']).stdout
+		_GCC.append(out.splitlines()[0] if out else '')
+	return _GCC[0]

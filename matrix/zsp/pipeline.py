@@ -1,0 +1,250 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The pipeline of cells: prepare (config -> kernel -> module ->
+initramfs), boot (runner.py, in its own process), and a run of many
+cells, where one cell boots while the next one builds.
+
+A step that fails writes its one-line reason to the cell's "error" file
+(table.py shows it as the cell's error row) and the run goes on with the
+next cell. A run holds the locks of its trees (lock.py) until its table
+is written; SIGINT or SIGTERM stop the boot in the background, and the
+locks go with this process.
+"""
+
+import argparse
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from types import FrameType
+from typing import List, Optional
+
+from . import axes, lock, qemu, runner, table
+from .kernel import CellBuild, Settings, Tree
+from .kernel_errors import KernelError
+from .progress import log
+
+# "cannot test": what git bisect run wants for a commit that does not build.
+CANNOT_TEST = 125
+
+
+class Boot:
+	"""A cell's boots (python3 -m zsp boot-cell) in a child process; its
+	progress lines pass through, its last line is kept for the error."""
+
+	def __init__(self, build: CellBuild, out: str, modules: List[str],
+		     limits: argparse.Namespace, store: str) -> None:
+		cmd = [sys.executable, '-m', 'zsp', 'boot-cell',
+		       '--kernel-version', build.s.kernel, '--profile', build.profile.name,
+		       '--tree', build.tree.name, '--alloc', build.alloc,
+		       '--kernel', build.bzimage, '--initrd', build.initramfs,
+		       '--gen-init-cpio', build.gen_init_cpio, '--kunit-tool', build.kunit_tool,
+		       '--modules', ' '.join(modules), '--out', out,
+		       '--timeout', str(limits.timeout), '--silence', str(limits.silence),
+		       '--max-boots', str(limits.max_boots), '--store', store]
+		if build.s.fresh:
+			cmd.append('--fresh')
+		env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(
+			os.path.abspath(__file__))))
+		self.name = f'{build.tree.name}-{build.alloc}'
+		self.out = out
+		self.t0 = time.monotonic()
+		self.last = ''
+		self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
+					     stderr=subprocess.PIPE, text=True)
+		self.relay = threading.Thread(target=self._relay, daemon=True)
+		self.relay.start()
+
+	def _relay(self) -> None:
+		assert self.proc.stderr
+		for line in self.proc.stderr:
+			sys.stderr.write(line)
+			sys.stderr.flush()
+			if line.strip():
+				self.last = line.strip()
+
+	def wait(self) -> int:
+		rc = self.proc.wait()
+		self.relay.join()
+		if rc:
+			why = self.last[len('error: '):] if self.last.startswith('error: ') else self.last
+			write_error(self.out, f'boot: {why}')
+			log(f'{self.name}: boot FAILED: {why}')
+		else:
+			add_timing(self.out, 'boot', time.monotonic() - self.t0)
+		return rc
+
+	def stop(self) -> None:
+		"""On the way out: runner kills its QEMU on SIGTERM."""
+		if self.proc.poll() is None:
+			self.proc.terminate()
+		try:
+			self.proc.wait(30)
+		except subprocess.TimeoutExpired:
+			self.proc.kill()
+			self.proc.wait()
+		self.relay.join(5)
+
+
+def write_error(out: str, why: str) -> None:
+	with open(os.path.join(out, 'error'), 'w') as f:
+		f.write(why + '\n')
+
+
+def add_timing(out: str, name: str, seconds: float) -> None:
+	with open(os.path.join(out, 'timings'), 'a') as f:
+		f.write(f'{name} {seconds:.2f}\n')
+
+
+def prepare(build: CellBuild, out: str) -> bool:
+	"""config -> kernel -> module -> initramfs; False (and out/error) when
+	a step fails. Each step's time goes to out/timings for make bench."""
+	name = f'{build.tree.name}-{build.alloc}'
+	os.makedirs(out, exist_ok=True)
+	for f in ('error', 'timings'):
+		try:
+			os.unlink(os.path.join(out, f))
+		except FileNotFoundError:
+			pass
+	steps = [('config', build.config),
+		 ('kernel', lambda: build.build(os.path.join(out, 'build.log'))),
+		 ('module', lambda: build.module(os.path.join(out, 'module.log'))),
+		 ('initramfs', build.make_initramfs)]
+	for step, fn in steps:
+		log(f'{name}: {step}')
+		t0 = time.monotonic()
+		try:
+			fn()
+		except KernelError as e:
+			write_error(out, str(e))
+			log(f'{name}: {step} FAILED: {e}')
+			return False
+		add_timing(out, step, time.monotonic() - t0)
+	shutil.copyfile(os.path.join(build.obj, '.config'), os.path.join(out, 'config'))
+	return True
+
+
+def stop_on_sigterm() -> None:
+	"""SIGTERM unwinds like SIGINT: the finally blocks stop the boot."""
+	def handler(signum: int, _frame: Optional[FrameType]) -> None:
+		raise SystemExit(128 + signum)
+	signal.signal(signal.SIGTERM, handler)
+
+
+def cell(s: Settings, args: argparse.Namespace) -> int:
+	"""One cell on its tree as it is checked out (no tree step: bisect,
+	series-check and mutants move the tree themselves)."""
+	stop_on_sigterm()
+	build = CellBuild(s, args.tree, args.alloc, args.profile)
+	log_name = f'{args.tree}-{args.alloc}'
+	if not prepare(build, args.out):
+		return CANNOT_TEST
+	log(f'{log_name}: boot')
+	modules = args.modules.split() if args.modules else build.default_modules()
+	boot = Boot(build, args.out, modules, args, os.path.join(s.cache, 'cell-results'))
+	try:
+		return CANNOT_TEST if boot.wait() else 0
+	finally:
+		boot.stop()
+
+
+def run(s: Settings, args: argparse.Namespace) -> int:
+	"""Every cell of a run, then the table."""
+	stop_on_sigterm()
+	trees: List[str] = args.trees.split() or list(axes.TREES)
+	allocs: List[str] = args.allocs.split() or list(axes.allocators(s.kernel))
+	check_axes(s.kernel, trees, allocs)
+	os.makedirs(args.run, exist_ok=True)
+	with lock.held(s.cache, [f'src-{t}' for t in trees]):
+		run_cells(s, args, trees, allocs)
+	return table.main(args.run)
+
+
+def run_cells(s: Settings, args: argparse.Namespace, trees: List[str], allocs: List[str]) -> None:
+	# A cell boots in the background while the next one builds: a TCG
+	# guest keeps about one core busy, kbuild both, and beside a build the
+	# verdicts stay the same (vanilla-slub measured: 70 s of boots instead
+	# of 59 s). One guest at a time: two would compete for the same vCPUs.
+	boot: Optional[Boot] = None
+	store = os.path.join(s.cache, 'cell-results')
+	try:
+		for t in trees:
+			try:
+				Tree(s, t).prepare(os.path.join(args.run, f'tree-{t}.timings'))
+			except KernelError as e:
+				print(f'error: {e}', file=sys.stderr)
+				for a in allocs:
+					out = os.path.join(args.run, axes.Cell(s.kernel, t, args.profile, a).name)
+					os.makedirs(out, exist_ok=True)
+					write_error(out, str(e))
+				continue
+			for a in allocs:
+				c = axes.Cell(s.kernel, t, args.profile, a)
+				build = CellBuild(s, t, a, args.profile)
+				out = os.path.join(args.run, c.name)
+				if not prepare(build, out):
+					continue
+				if boot:
+					boot.wait()
+				log(f'{c.name}: boot')
+				boot = Boot(build, out, build.default_modules(), args, store)
+		if boot:
+			boot.wait()
+	finally:
+		if boot:
+			boot.stop()
+
+
+class AxisError(Exception):
+	"""A tree or allocator that is not on the matrix."""
+
+
+def check_axes(kernel: str, trees: List[str], allocs: List[str]) -> None:
+	for t in trees:
+		if t not in axes.TREES:
+			raise AxisError(f"unknown TREE '{t}'; valid: {' '.join(axes.TREES)} both")
+	valid = axes.allocators(kernel)
+	for a in allocs:
+		if a not in valid:
+			raise AxisError(f"unknown ALLOC '{a}'; valid: {' '.join(valid)}")
+
+
+def add_settings(p: argparse.ArgumentParser) -> None:
+	"""The flags every pipeline command takes. Their defaults: the
+	Makefile's variables (exported as ZSP_*), else the repository's."""
+	env = os.environ.get
+	p.add_argument('--cache', default=env('ZSP_CACHE', os.path.join(axes.ROOT, 'build')),
+		       help='the cache directory: trees, O= dirs, ccache, locks (CACHE=)')
+	p.add_argument('--kernel-version', default=axes.DEFAULT_KERNEL, choices=list(axes.KERNELS),
+		       help='the kernel (zsp/axes.py)')
+	p.add_argument('--profile', default=axes.DEFAULT_PROFILE, choices=list(axes.PROFILES),
+		       help='the config profile (zsp/axes.py)')
+	p.add_argument('--patches', default=env('ZSP_PATCHES', ''),
+		       help="the series' directory (PATCHES=; default: the kernel's)")
+	p.add_argument('--configs', default=env('ZSP_CONFIGS', ''),
+		       help='the config fragments (default: configs/)')
+	p.add_argument('--tarball', default=env('ZSP_TARBALL', ''),
+		       help="the kernel's source tarball (default: its Debian package's)")
+	p.add_argument('--fresh', action='store_true', default=bool(env('ZSP_FRESH')),
+		       help='run kbuild and boot even when no input changed (FRESH=1)')
+	p.add_argument('--jobs', type=int, default=int(env('ZSP_JOBS', '0')) or os.cpu_count() or 1,
+		       help='make -j for kernel builds (JOBS=; default: every core)')
+	p.add_argument('--obj-prefix', default='o-',
+		       help='O= dirs are TREE/PREFIXALLOC (self-tests use scratch ones)')
+	p.add_argument('--busybox', default='/bin/busybox', help='the static busybox for /init')
+
+
+def add_limits(p: argparse.ArgumentParser) -> None:
+	qemu.add_limits(p)
+	p.add_argument('--max-boots', type=int, default=runner.MAX_BOOTS,
+		       help='give up (error rows) after this many boots of a cell')
+
+
+def settings(args: argparse.Namespace) -> Settings:
+	return Settings(cache=os.path.abspath(args.cache), kernel=args.kernel_version,
+			patches=os.path.abspath(args.patches) if args.patches else '',
+			configs=os.path.abspath(args.configs) if args.configs else '',
+			tarball=args.tarball, fresh=args.fresh, jobs=args.jobs,
+			obj_prefix=args.obj_prefix, busybox=args.busybox)
