@@ -1,41 +1,42 @@
 # Zero-size allocation contract: patch series + SLAB/SLUB/SLOB test matrix.
 #
-# The pipeline of one cell (tree x allocator), as matrix/cell.sh runs it:
+# The pipeline of one cell (kernel, tree, profile, allocator), as
+# "python3 -m zsp run" (matrix/zsp/pipeline.py) drives it:
 #
-#   tree       matrix/tree.sh       unpack linux-source-6.1 once into $(CACHE)/src/TREE;
-#                                   "patched": git repo, git am of patches/series
-#   config     matrix/config.sh     tinyconfig + configs/base.config + configs/ALLOC.config
-#                                   (the tree's merge_config.sh), every option verified
-#   kernel     matrix/build.sh      bzImage + modules in $(CACHE)/src/TREE/o-ALLOC (ccache)
-#   module     matrix/module.sh     kunit/zero_size_test.ko, out of tree (M=)
-#   initramfs  matrix/initramfs.sh  busybox-static + matrix/guest-init + modules
-#   boot       zsp/runner.py        QEMU (-smp 2, -nic none, timeouts) via zsp/qemu.py;
-#                                   boots again after a crashing or hanging case;
-#                                   reuses an earlier cell's results when kernel,
-#                                   initramfs and harness hash the same (zsp/cache.py)
-#   parse      zsp/console.py       console -> per-module KTAP -> the tree's kunit.py parse
-#   table      zsp/table.py         results/RUN/{table.txt,results.json}
+#   tree       zsp/kernel.py  Tree      unpack linux-source-6.1 once into $(CACHE)/src/TREE;
+#                                       "patched": git repo, git am of patches/series
+#   config     zsp/kernel.py  CellBuild tinyconfig + the profile's fragments + ALLOC.config
+#                                       (the tree's merge_config.sh), every option verified
+#   kernel                              bzImage + modules in $(CACHE)/src/TREE/o-ALLOC (ccache)
+#   module                              kunit/*.ko, out of tree (M=)
+#   initramfs                           busybox-static + matrix/guest-init + modules
+#   boot       zsp/runner.py            QEMU (-smp 2, -nic none, timeouts) via zsp/qemu.py;
+#                                       boots again after a crashing or hanging case;
+#                                       reuses an earlier cell's results when kernel,
+#                                       initramfs and harness hash the same (zsp/cache.py)
+#   parse      zsp/console.py           console -> per-module KTAP -> the tree's kunit.py parse
+#   table      zsp/table.py             results/RUN/{table.txt,results.json}
 #
-# matrix/zsp/ is the harness's Python package (python3 -m zsp -h lists its
-# subcommands); zsp/axes.py holds the matrix's axes as data: kernels (their
-# tarball, allocators, baseline), trees, profiles.
-#
-# matrix/run.sh runs every cell of a run; bisect.sh and series-check.sh run
-# cells on commits of the patched tree; mutants.sh runs cells on a copy of
-# the patched tree with one wrong fix (matrix/mutants/*.patch) applied, and
-# each must fail. Nothing here loads a module into the host kernel: the
-# modules run in QEMU guests only.
+# zsp/axes.py holds the matrix's axes as data (kernels, trees, profiles);
+# python3 -m zsp -h lists the subcommands, each with its flags.
+# matrix/bisect.sh and series-check.sh run cells ("zsp cell") on commits of
+# the patched tree; mutants.sh on a copy of it with one wrong fix
+# (matrix/mutants/*.patch) applied, and each must fail; test.sh runs the
+# stages of "make test". Nothing here loads a module into the host kernel:
+# the modules run in QEMU guests only.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
 MAKEFLAGS += --no-print-directory
 
+# Every variable below is in "make help"; the scripts get them as ZSP_*.
 ROOT := $(CURDIR)
 CACHE ?= $(ROOT)/build
 RESULTS ?= $(ROOT)/results
 ALLOC ?= all
 TREE ?= both
+GUEST_BOOTS ?= 3
 export ZSP_CACHE := $(abspath $(CACHE))
 ifneq ($(PATCHES),)
 export ZSP_PATCHES := $(abspath $(PATCHES))
@@ -43,6 +44,9 @@ endif
 # FRESH=1: run kbuild and boot every cell even when no input changed.
 ifneq ($(FRESH),)
 export ZSP_FRESH := 1
+endif
+ifneq ($(JOBS),)
+export ZSP_JOBS := $(JOBS)
 endif
 
 # The axes' one place is matrix/zsp/axes.py. Without python3 (a fresh
@@ -80,7 +84,7 @@ help:
 	@echo 'make matrix              build, boot and test all allocators, vanilla and patched'
 	@echo 'make run ALLOC=slub      one allocator (TREE=vanilla|patched|both, default both)'
 	@echo 'make test                everything CI runs; ends with "N passed, N failed"'
-	@echo 'make check               checkpatch --strict and sign-off per patch; git am to pristine'
+	@echo 'make check               shellcheck, mypy --strict; checkpatch --strict, sign-off, git am'
 	@echo 'make selftest            harness unit tests (no kernel build)'
 	@echo 'make bisect ALLOC=slob [GOOD=patch|base|commit] [BAD=...] [CASE=name] [PATCHES=dir]'
 	@echo '                         first patch that breaks one allocator'
@@ -90,9 +94,18 @@ help:
 	@echo '                         COLD=1 adds a whole matrix in an empty scratch cache (~30 min)'
 	@echo 'make clean               remove build dirs (keeps the unpacked trees, ccache, results)'
 	@echo 'make distclean           remove the whole cache ($(CACHE)); results stay'
-	@echo 'Variables: ALLOC=$(ALLOCATORS)|all  TREE=vanilla|patched|both  CACHE=$(CACHE)'
-	@echo '           FRESH=1 rebuilds and boots cells whose inputs did not change'
-	@echo 'Results: $(RESULTS)/<run>/ (table.txt, results.json, per-cell logs), never overwritten'
+	@echo 'Variables (default):'
+	@echo '  ALLOC=$(subst $(eval) ,|,$(ALLOCATORS))|all (all)   TREE=$(subst $(eval) ,|,$(TREES))|both (both)'
+	@echo '  CACHE=dir     trees, O= dirs, ccache, locks ($(CACHE))'
+	@echo '  RESULTS=dir   one directory per run, never overwritten ($(RESULTS))'
+	@echo '  PATCHES=dir   a series to use instead of patches/ (its "series" file names the order)'
+	@echo '  FRESH=1       run kbuild and boot even when no input of a cell changed'
+	@echo '  JOBS=n        make -j of kernel builds (every core)'
+	@echo '  GOOD= BAD= CASE=   make bisect: a patch file, "base" or a commit (base, the tip); one case'
+	@echo '  MUTANT=name   make mutants: only this one (all of matrix/mutants/)'
+	@echo '  COLD=1 GUEST_BOOTS=n   make bench: add the cold matrix; boots per cell ($(GUEST_BOOTS))'
+	@echo 'Each run: $(RESULTS)/<run>/ (table.txt, results.json, per-cell logs).'
+	@echo 'The harness: python3 -m zsp -h (PYTHONPATH=matrix), its knobs as flags with help.'
 
 deps:
 	@matrix/deps.sh
@@ -129,4 +142,4 @@ distclean:
 	rm -rf $(CACHE)
 
 bench: deps
-	@$(if $(COLD),ZSP_BENCH_COLD=1) matrix/bench.sh $(RESULTS)/bench-$(RUN_ID)
+	@matrix/bench.sh $(RESULTS)/bench-$(RUN_ID) "$(COLD)" $(GUEST_BOOTS)

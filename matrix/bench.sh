@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# bench.sh OUT: the measurements of "make bench", into OUT/bench.{json,txt}.
+# bench.sh OUT COLD GUEST_BOOTS: the measurements of "make bench", into
+# OUT/bench.{json,txt}; COLD=1 adds the cold matrix, GUEST_BOOTS (the
+# Makefile's) is the number of boots of the bench module per cell.
 #   pipeline  (COLD=1: a whole matrix in an empty scratch cache, no ccache);
 #             a rerun of the matrix with nothing changed, as users get it
 #             (unchanged cells reused) and with FRESH=1 (kbuild and every
@@ -14,7 +16,6 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-GUEST_BOOTS=${ZSP_GUEST_BOOTS:-3}
 
 # timed NAME CMD...: wall seconds of CMD into the pipeline record, its
 # output into OUT/NAME.log.
@@ -56,10 +57,11 @@ edit_slub_patch() {
 
 main() {
 	OUT=$1
-	local tree alloc tmp n
+	GUEST_BOOTS=${3:?usage: bench.sh OUT COLD GUEST_BOOTS}
+	local cold=${2:-} tree alloc tmp n
 	mkdir -p "$OUT"
 	PIPE="\"date\": \"$(date -u +%Y-%m-%dT%H:%MZ)\", \"cores\": $(nproc)"
-	[ -z "${ZSP_BENCH_COLD:-}" ] || cold_matrix
+	[ -z "$cold" ] || cold_matrix
 	log "bench: bring every cell up to date (not timed)"
 	matrix_run "$OUT/prime" >"$OUT/prime.log" 2>&1 || true
 	log "bench: rerun of the matrix, nothing changed"

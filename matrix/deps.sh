@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# deps.sh: make sure the Debian packages the pipeline needs are installed.
-# As root, install what is missing; otherwise print the exact command.
+# deps.sh [PACKAGE...]: make sure the Debian packages the pipeline needs
+# (and any PACKAGE given) are installed. As root, install what is
+# missing; otherwise print the exact command.
 set -euo pipefail
 
 # The harness (lib.sh included) is Python: that one comes first.
@@ -14,9 +15,9 @@ if ! command -v python3 >/dev/null; then
 fi
 . "$(dirname "$0")/lib.sh"
 
-PACKAGES="$(zsp axes package) qemu-system-x86 gcc make busybox-static jq bc
+PACKAGES="$(zsp axes packages) qemu-system-x86 gcc make busybox-static jq bc
 bison flex libelf-dev libssl-dev cpio ccache python3 xz-utils perl git
-util-linux shellcheck mypy ${ZSP_EXTRA_PACKAGES:-}"
+util-linux shellcheck mypy $*"
 
 missing_packages() {
 	local p

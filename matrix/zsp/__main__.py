@@ -120,7 +120,8 @@ def cmd_axes(args: argparse.Namespace) -> int:
 	k = axes.KERNELS[args.kernel]
 	values = {'allocators': k.allocators, 'trees': axes.TREES,
 		  'kernels': tuple(axes.KERNELS), 'profiles': tuple(axes.PROFILES),
-		  'tarball': (k.tarball,), 'package': (k.package,)}
+		  'tarball': (k.tarball,),
+		  'packages': tuple(dict.fromkeys(k.package for k in axes.KERNELS.values()))}
 	print(' '.join(values[args.what]))
 	return 0
 
@@ -179,7 +180,8 @@ def build_parser() -> argparse.ArgumentParser:
 			help='print "PASS FAIL SKIP" of the gated rows instead')
 	sp = add('baseline', cmd_baseline, "check a run's vanilla column against the baseline")
 	sp.add_argument('run', help='the run directory (with results.json)')
-	sp.add_argument('--baseline', default=baseline.BASELINE, help='the baseline file')
+	sp.add_argument('--baseline', default='', help="the default kernel's baseline file "
+			"(default: its record's, matrix/baseline-vanilla.txt)")
 	sp = add('series-table', cmd_series_table, "series-check's prefix x allocator table")
 	sp.add_argument('run', help='the series-check run directory')
 	sp = add('bisect-verdict', cmd_bisect_verdict,
@@ -210,9 +212,9 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('command', nargs=argparse.REMAINDER, help='-- CMD ARGS...')
 	sp = add('axes', cmd_axes, "print one of the matrix's axes (for the Makefile and scripts)")
 	sp.add_argument('what', choices=['allocators', 'trees', 'kernels', 'profiles',
-					 'tarball', 'package'])
+					 'tarball', 'packages'])
 	sp.add_argument('--kernel', default=axes.DEFAULT_KERNEL, choices=list(axes.KERNELS),
-			help='the kernel whose allocators/tarball/package to print')
+			help='the kernel whose allocators or tarball to print')
 	return p
 
 

@@ -8,7 +8,7 @@ profile", walks through both.
 
 import os
 from dataclasses import dataclass
-from typing import Dict, Tuple
+from typing import Dict, List, Tuple
 
 MATRIX = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(MATRIX)
@@ -80,6 +80,12 @@ class Cell:
 		if self.kernel != DEFAULT_KERNEL:
 			extra = f'-{self.kernel}' + extra
 		return f'{self.tree}-{self.allocator}{extra}'
+
+
+def all_cells() -> List[Cell]:
+	"""Every cell of every kernel and profile, in table order."""
+	return [Cell(k, t, p, a) for k in KERNELS for p in PROFILES for t in TREES
+		for a in KERNELS[k].allocators]
 
 
 def allocators(kernel: str = DEFAULT_KERNEL) -> Tuple[str, ...]:

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""baseline.py RUN [BASELINE]: vanilla 6.1 still shows every bug the series
-fixes, for the same reason, and nothing else.
+"""python3 -m zsp baseline RUN [--baseline FILE]: vanilla still shows every
+bug the series fixes, for the same reason, and nothing else, on each
+kernel of the run (its record in axes.py names its baseline file).
 
-BASELINE (default matrix/baseline-vanilla.txt) has one line per row that
+A baseline (6.1's: matrix/baseline-vanilla.txt) has one line per row that
 does not pass on vanilla: "alloc case status reason-regex". The regex is
 everything after the third field (it may hold spaces) and must be found
 (re.search) in the row's detail: a crash is only the expected crash if it
@@ -24,10 +25,17 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from .axes import DEFAULT_KERNEL, KERNELS, MATRIX
-from .results import load_rows
+from .axes import DEFAULT_KERNEL, DEFAULT_PROFILE, KERNELS, MATRIX
+from .results import Row, load_rows
 
-BASELINE = os.path.join(MATRIX, KERNELS[DEFAULT_KERNEL].baseline)
+
+
+def path_for(kernel: str) -> str:
+	"""A kernel's baseline file (its record in axes.py names it)."""
+	return os.path.join(MATRIX, KERNELS[kernel].baseline)
+
+
+BASELINE = path_for(DEFAULT_KERNEL)
 Z7_CASE = 'same_on_all_allocators'
 
 
@@ -74,9 +82,26 @@ def load_baseline(path: str = BASELINE) -> Dict[Tuple[str, str], Expect]:
 	return want
 
 
-def main(run: str, path: str = BASELINE) -> int:
-	want = load_baseline(path)
+def main(run: str, path: str = '') -> int:
+	"""Checks each kernel's vanilla rows against its baseline (path, when
+	given, for the default kernel's)."""
+	# Read (and so checked) even when the run has no vanilla row.
+	default = load_baseline(path or path_for(DEFAULT_KERNEL))
 	rows = [r for r in load_rows(os.path.join(run, 'results.json')) if r['tree'] == 'vanilla']
+	bad = 0
+	for g in dict.fromkeys((r.get('kernel', DEFAULT_KERNEL), r.get('profile', DEFAULT_PROFILE))
+			       for r in rows):
+		grows = [r for r in rows if (r.get('kernel', DEFAULT_KERNEL),
+					     r.get('profile', DEFAULT_PROFILE)) == g]
+		want = default if g[0] == DEFAULT_KERNEL else load_baseline(path_for(g[0]))
+		label = '' if g == (DEFAULT_KERNEL, DEFAULT_PROFILE) else f'{g[0]}/{g[1]} '
+		bad += check(want, grows, label)
+	return 1 if bad else 0
+
+
+def check(want: Dict[Tuple[str, str], Expect], rows: List[Row], label: str) -> int:
+	"""Prints a line per listed and per unlisted failing row; returns the
+	number of FAIL lines."""
 	got = {(r['allocator'], r['case']): (r['status'], r.get('detail', '')) for r in rows}
 	allocs = {r['allocator'] for r in rows}
 	bad = 0
@@ -85,20 +110,20 @@ def main(run: str, path: str = BASELINE) -> int:
 			continue
 		status, detail = got.get((alloc, case), ('missing', ''))
 		if case == Z7_CASE and status == 'skip':
-			print(f'skip vanilla/{alloc} {case}: {detail}, not checked')
+			print(f'skip {label}vanilla/{alloc} {case}: {detail}, not checked')
 			continue
 		why = expect.check(status, detail)
 		if why:
-			print(f'FAIL vanilla/{alloc} {case}: {why}')
+			print(f'FAIL {label}vanilla/{alloc} {case}: {why}')
 			bad += 1
 		else:
-			print(f'ok   vanilla/{alloc} {case}: {status} as expected, reason matches')
+			print(f'ok   {label}vanilla/{alloc} {case}: {status} as expected, reason matches')
 	for (alloc, case), (status, detail) in sorted(got.items()):
 		if status == 'pass' or (alloc, case) in want:
 			continue
 		if case == Z7_CASE and status == 'skip':
 			continue	# one allocator: nothing to compare, reported above
-		print(f'FAIL vanilla/{alloc} {case}: {status}, not in the baseline ({detail})')
+		print(f'FAIL {label}vanilla/{alloc} {case}: {status}, not in the baseline ({detail})')
 		bad += 1
-	return 1 if bad else 0
+	return bad
 

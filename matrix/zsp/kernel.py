@@ -3,7 +3,9 @@
 kernel build, the test module and the initramfs, as kunit_kernel.py's
 LinuxSourceTree owns a kunit.py build.
 
-Layout, all under the cache directory:
+Layout, all under the cache directory (for the default kernel and
+profile; another kernel's trees are src/KERNEL/TREE, another profile's
+O= dirs o-ALLOC-PROFILE, and mod/ uses the cell's name, axes.Cell.name):
   src/TREE                  the tarball, unpacked; "patched" is a git repo
                             (zsp-base + one commit per patch, branch
                             zsp-series); "mutant" is mutants.sh's copy
@@ -13,6 +15,7 @@ Layout, all under the cache directory:
   src/TREE/o-ALLOC.kconfig  the scratch O= dir the config is merged in
   mod/TREE-ALLOC            the test modules, built out of tree (M=)
   ccache                    the compiler cache every build shares
+  locks/src-TREE.lock       a run's hold on a tree (lock.py)
 
 Each step skips itself when its inputs are unchanged (a stamp, see
 cache.Stamp) unless "fresh" is set, and raises a KernelError subclass
@@ -93,6 +96,10 @@ class Tree:
 		self.s = s
 		self.name = name
 		self.src = os.path.join(s.cache, 'src', name)
+		self.lock = f'src-{name}'
+		if s.kernel != axes.DEFAULT_KERNEL:
+			self.src = os.path.join(s.cache, 'src', s.kernel, name)
+			self.lock = f'src-{s.kernel}-{name}'
 
 	def git(self, *args: str, env: Optional[Dict[str, str]] = None
 		) -> subprocess.CompletedProcess[str]:
@@ -229,8 +236,12 @@ class CellBuild:
 		self.tree = Tree(s, tree)
 		self.alloc = alloc
 		self.profile = axes.PROFILES[profile]
-		self.obj = os.path.join(self.tree.src, s.obj_prefix + alloc)
-		self.mod = os.path.join(s.cache, 'mod', f'{tree}-{alloc}')
+		suffix = '' if profile == axes.DEFAULT_PROFILE else f'-{profile}'
+		self.obj = os.path.join(self.tree.src, s.obj_prefix + alloc + suffix)
+		# mutants.sh's tree is no tree of the matrix: named as such.
+		self.name = f'{tree}-{alloc}' if tree == 'mutant' else \
+			axes.Cell(s.kernel, tree, profile, alloc).name
+		self.mod = os.path.join(s.cache, 'mod', self.name)
 
 	@property
 	def bzimage(self) -> str:

@@ -48,7 +48,7 @@ class Boot:
 			cmd.append('--fresh')
 		env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(
 			os.path.abspath(__file__))))
-		self.name = f'{build.tree.name}-{build.alloc}'
+		self.name = build.name
 		self.out = out
 		self.t0 = time.monotonic()
 		self.last = ''
@@ -101,7 +101,7 @@ def add_timing(out: str, name: str, seconds: float) -> None:
 def prepare(build: CellBuild, out: str) -> bool:
 	"""config -> kernel -> module -> initramfs; False (and out/error) when
 	a step fails. Each step's time goes to out/timings for make bench."""
-	name = f'{build.tree.name}-{build.alloc}'
+	name = build.name
 	os.makedirs(out, exist_ok=True)
 	for f in ('error', 'timings'):
 		try:
@@ -138,10 +138,9 @@ def cell(s: Settings, args: argparse.Namespace) -> int:
 	series-check and mutants move the tree themselves)."""
 	stop_on_sigterm()
 	build = CellBuild(s, args.tree, args.alloc, args.profile)
-	log_name = f'{args.tree}-{args.alloc}'
 	if not prepare(build, args.out):
 		return CANNOT_TEST
-	log(f'{log_name}: boot')
+	log(f'{build.name}: boot')
 	modules = args.modules.split() if args.modules else build.default_modules()
 	boot = Boot(build, args.out, modules, args, os.path.join(s.cache, 'cell-results'))
 	try:
@@ -157,7 +156,7 @@ def run(s: Settings, args: argparse.Namespace) -> int:
 	allocs: List[str] = args.allocs.split() or list(axes.allocators(s.kernel))
 	check_axes(s.kernel, trees, allocs)
 	os.makedirs(args.run, exist_ok=True)
-	with lock.held(s.cache, [f'src-{t}' for t in trees]):
+	with lock.held(s.cache, [Tree(s, t).lock for t in trees]):
 		run_cells(s, args, trees, allocs)
 	return table.main(args.run)
 

@@ -25,7 +25,7 @@ import re
 import sys
 from typing import Dict, List, Tuple
 
-from . import baseline
+from . import axes, baseline
 from .axes import TREES, all_allocators
 from .results import CONTRACT_PREFIX, Row, dump_json, is_contract, load_json, load_rows
 
@@ -48,20 +48,33 @@ def normalize(detail: str) -> str:
 
 
 def load_cells(run: str) -> List[Row]:
+	"""Every cell of the run, of any kernel and profile (axes.Cell.name
+	says where each one is)."""
 	cells = []
-	for tree in TREES:
-		for alloc in ALLOCATORS:
-			path = os.path.join(run, f'{tree}-{alloc}', 'cell.json')
-			if os.path.exists(path):
-				cells.append(load_json(path))
-			elif os.path.exists(os.path.dirname(path)):
-				err = os.path.join(os.path.dirname(path), 'error')
-				msg = open(err).read().strip() if os.path.exists(err) else 'no results'
-				cells.append({'tree': tree, 'allocator': alloc, 'boots': [],
-					      'cases': [{'suite': 'cell', 'case': 'build_and_boot',
-							 'status': 'error', 'detail': msg,
-							 'boot': 0}]})
+	for c in axes.all_cells():
+		path = os.path.join(run, c.name, 'cell.json')
+		if os.path.exists(path):
+			cell = load_json(path)
+		elif os.path.exists(os.path.dirname(path)):
+			err = os.path.join(os.path.dirname(path), 'error')
+			msg = open(err).read().strip() if os.path.exists(err) else 'no results'
+			cell = {'boots': [], 'cases': [{'suite': 'cell', 'case': 'build_and_boot',
+							'status': 'error', 'detail': msg, 'boot': 0}]}
+		else:
+			continue
+		# Cells written before the schema name no kernel or profile.
+		cell.update(kernel=c.kernel, tree=c.tree, profile=c.profile, allocator=c.allocator)
+		cells.append(cell)
 	return cells
+
+
+def group(r: Row) -> Tuple[str, str]:
+	"""(kernel, profile): a table, a Z7 row and a baseline each."""
+	return (r.get('kernel', axes.DEFAULT_KERNEL), r.get('profile', axes.DEFAULT_PROFILE))
+
+
+def group_label(g: Tuple[str, str]) -> str:
+	return f'kernel {g[0]}, profile {g[1]}'
 
 
 def z7_row(tree: str, alloc: str, status: str, detail: str) -> Row:
@@ -119,12 +132,15 @@ def z7_rows(cells: List[Row]) -> List[Row]:
 
 def flatten(run_id: str, cells: List[Row]) -> List[Row]:
 	rows = []
-	for c in cells:
-		for r in c['cases']:
-			rows.append({'run': run_id, 'tree': c['tree'],
-				     'allocator': c['allocator'], **r})
-	for r in z7_rows(cells):
-		rows.append({'run': run_id, **r})
+	for g in dict.fromkeys(group(c) for c in cells):
+		gcells = [c for c in cells if group(c) == g]
+		kp = {'kernel': g[0], 'profile': g[1]}
+		for c in gcells:
+			for r in c['cases']:
+				rows.append({'run': run_id, **kp, 'tree': c['tree'],
+					     'allocator': c['allocator'], **r})
+		for r in z7_rows(gcells):
+			rows.append({'run': run_id, **kp, **r})
 	return rows
 
 
@@ -133,10 +149,13 @@ def known_failure(r: Row, rows: List[Row]) -> bool:
 	the failure baseline-vanilla.txt records for it, status and reason
 	(its regex says which parts of the reason may vary, such as the number
 	of subtests SLOB happens to fail)."""
-	want = baseline.load_baseline().get((r['allocator'], r['case']))
+	path = baseline.path_for(group(r)[0])
+	# A kernel without a baseline yet knows no failure.
+	known = baseline.load_baseline(path) if os.path.exists(path) else {}
+	want = known.get((r['allocator'], r['case']))
 	if not want or want.check(r['status'], r.get('detail', '')):
 		return False
-	base = [v for v in rows if v['tree'] == 'vanilla' and
+	base = [v for v in rows if v['tree'] == 'vanilla' and group(v) == group(r) and
 		v['allocator'] == r['allocator'] and v['suite'] == r['suite'] and
 		v['case'] == r['case']]
 	# Without a vanilla cell in this run, the recorded failure is the reference.
@@ -211,22 +230,36 @@ def count(run: str) -> Dict[str, int]:
 	return n
 
 
+def report(rows: List[Row], cells: List[Row]) -> str:
+	"""The table of each (kernel, profile), the default one unlabelled."""
+	texts = []
+	for g in dict.fromkeys(group(r) for r in rows):
+		grows = [r for r in rows if group(r) == g]
+		text = table(grows)
+		if g != (axes.DEFAULT_KERNEL, axes.DEFAULT_PROFILE):
+			text = group_label(g) + '\n' + text
+		if any(r['tree'] == 'patched' for r in grows):
+			patches = axes.KERNELS[g[0]].patches
+			text += f'\n(patched = vanilla + {patches}/series)'
+		reused = [f"{axes.Cell(c['kernel'], c['tree'], c['profile'], c['allocator']).name} "
+			  f"from {c['reused_from']}" for c in cells
+			  if group(c) == g and c.get('reused_from')]
+		if reused:
+			text += ('\n(not booted again, every input unchanged; FRESH=1 boots: '
+				 + ', '.join(reused) + ')')
+		why = details(grows)
+		if why:
+			text += '\n\nNot passing:\n' + why
+		texts.append(text)
+	return '\n\n'.join(texts)
+
+
 def main(run: str) -> int:
 	run_id = os.path.basename(os.path.normpath(run))
 	cells = load_cells(run)
 	rows = flatten(run_id, cells)
 	dump_json(os.path.join(run, 'results.json'), {'run': run_id, 'rows': rows})
-	text = table(rows)
-	if any(r['tree'] == 'patched' for r in rows):
-		text += '\n(patched = vanilla + patches/series)'
-	reused = [f"{c['tree']}-{c['allocator']} from {c['reused_from']}"
-		  for c in cells if c.get('reused_from')]
-	if reused:
-		text += ('\n(not booted again, every input unchanged; FRESH=1 boots: '
-			 + ', '.join(reused) + ')')
-	why = details(rows)
-	if why:
-		text += '\n\nNot passing:\n' + why
+	text = report(rows, cells)
 	with open(os.path.join(run, 'table.txt'), 'w') as f:
 		f.write(text + '\n')
 	print(text)

@@ -1,0 +1,117 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Adding a kernel or a profile is adding a record to zsp/axes.py: the
+cell's name, its tree, O= dir, module dir and lock, its config fragments,
+the allocators it may have, and the table's grouping all follow from it.
+README.md, "Adding a kernel or a profile", walks through the same steps."""
+
+import contextlib
+import io
+import json
+import os
+import tempfile
+import unittest
+from unittest import mock
+
+from zsp import axes, baseline, results, table
+from zsp.kernel import CellBuild, Settings
+
+K612 = axes.Kernel(name='6.12', package='linux-source-6.12',
+		   tarball='/usr/src/linux-source-6.12.tar.xz', allocators=('slub',),
+		   patches='patches-6.12', baseline='baseline-vanilla-6.12.txt')
+DEBUG = axes.Profile(name='debug', fragments=('base.config', 'debug.config'), help='debug')
+
+
+class AxesTest(unittest.TestCase):
+
+	def setUp(self) -> None:
+		for patch in (mock.patch.dict(axes.KERNELS, {'6.12': K612}),
+			      mock.patch.dict(axes.PROFILES, {'debug': DEBUG})):
+			patch.start()
+			self.addCleanup(patch.stop)
+		self.s = Settings(cache='/c', root='/r')
+
+	def test_default_cell_keeps_its_name(self) -> None:
+		self.assertEqual(axes.Cell('6.1', 'patched', 'tiny', 'slub').name, 'patched-slub')
+
+	def test_new_axes_get_their_own_names(self) -> None:
+		self.assertEqual(axes.Cell('6.12', 'patched', 'tiny', 'slub').name,
+				 'patched-slub-6.12')
+		self.assertEqual(axes.Cell('6.1', 'vanilla', 'debug', 'slab').name,
+				 'vanilla-slab-debug')
+		self.assertEqual(axes.Cell('6.12', 'patched', 'debug', 'slub').name,
+				 'patched-slub-6.12-debug')
+
+	def test_a_kernel_has_only_its_allocators(self) -> None:
+		with self.assertRaisesRegex(ValueError, "unknown allocator 'slab' for kernel 6.12; "
+					    'valid: slub'):
+			axes.Cell('6.12', 'patched', 'tiny', 'slab')
+		cells = [c.name for c in axes.all_cells()]
+		self.assertIn('vanilla-slob', cells)
+		self.assertNotIn('vanilla-slob-6.12', cells)
+		self.assertIn('vanilla-slub-6.12-debug', cells)
+
+	def test_build_layout_follows_the_record(self) -> None:
+		old = CellBuild(self.s, 'patched', 'slub')
+		new = CellBuild(Settings(cache='/c', root='/r', kernel='6.12'), 'patched', 'slub', 'debug')
+		self.assertEqual(old.tree.src, '/c/src/patched')
+		self.assertEqual(old.obj, '/c/src/patched/o-slub')
+		self.assertEqual(old.tree.lock, 'src-patched')
+		self.assertEqual(new.tree.src, '/c/src/6.12/patched')
+		self.assertEqual(new.obj, '/c/src/6.12/patched/o-slub-debug')
+		self.assertEqual(new.mod, '/c/mod/patched-slub-6.12-debug')
+		self.assertEqual(new.tree.lock, 'src-6.12-patched')
+		self.assertEqual(new.s.patches, '/r/patches-6.12')
+		self.assertEqual(new.s.tarball, '/usr/src/linux-source-6.12.tar.xz')
+		self.assertEqual(new.fragments, ['/r/configs/base.config', '/r/configs/debug.config',
+						 '/r/configs/slub.config'])
+
+	def test_table_groups_by_kernel_and_profile(self) -> None:
+		def cell(name: str, status: str) -> None:
+			os.makedirs(os.path.join(run, name))
+			results.dump_json(os.path.join(run, name, 'cell.json'), {'boots': [], 'cases': [
+				{'suite': 'zero_size_free', 'case': 'z2_kfree', 'status': status,
+				 'detail': '', 'boot': 1}]})
+
+		with tempfile.TemporaryDirectory() as run:
+			for a in ('slab', 'slub', 'slob'):
+				cell(f'patched-{a}', 'pass')
+			cell('patched-slub-6.12', 'fail')
+			out = io.StringIO()
+			with contextlib.redirect_stdout(out):
+				self.assertEqual(table.main(run), 1)
+			with open(os.path.join(run, 'results.json')) as f:
+				rows = json.load(f)['rows']
+		z7 = {(r['kernel'], r['allocator']): r['status'] for r in rows
+		      if r['case'] == 'same_on_all_allocators'}
+		# Each kernel's allocators are compared among themselves only.
+		self.assertEqual(z7, {('6.1', 'slab'): 'pass', ('6.1', 'slub'): 'pass',
+				      ('6.1', 'slob'): 'pass', ('6.12', 'slub'): 'fail'})
+		self.assertIn('kernel 6.12, profile tiny', out.getvalue())
+		self.assertIn('(patched = vanilla + patches-6.12/series)', out.getvalue())
+		self.assertIn('run ' + os.path.basename(run) + ': 2 failing', out.getvalue())
+
+
+	def test_each_kernel_is_checked_against_its_own_baseline(self) -> None:
+		def row(kernel: str, case: str, status: str) -> dict:
+			return {'kernel': kernel, 'profile': 'tiny', 'tree': 'vanilla',
+				'allocator': 'slub', 'suite': 'zero_size_free', 'case': case,
+				'status': status, 'detail': 'Oops'}
+
+		with tempfile.TemporaryDirectory() as run:
+			results.dump_json(os.path.join(run, 'results.json'), {'rows': [
+				row('6.12', 'z2_kfree', 'crash')]})
+			listed = os.path.join(run, '6.12.txt')
+			with open(listed, 'w') as f:
+				f.write('slub z2_kfree crash Oops\n')
+			real = baseline.path_for
+			with mock.patch.object(baseline, 'path_for',
+					       lambda k: listed if k == '6.12' else real(k)):
+				out = io.StringIO()
+				with contextlib.redirect_stdout(out):
+					self.assertEqual(baseline.main(run), 0)
+		self.assertEqual(out.getvalue().splitlines(),
+				 ['ok   6.12/tiny vanilla/slub z2_kfree: crash as expected, reason matches'])
+
+
+if __name__ == '__main__':
+	unittest.main()
