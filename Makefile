@@ -104,6 +104,7 @@ help:
 	@echo '  GOOD= BAD= CASE=   make bisect: a patch file, "base" or a commit (base, the tip); one case'
 	@echo '  MUTANT=name   make mutants: only this one (all of matrix/mutants/)'
 	@echo '  COLD=1 GUEST_BOOTS=n   make bench: add the cold matrix; boots per cell ($(GUEST_BOOTS))'
+	@echo '  BEFORE=rev    make bench: the harness as of that commit, measured side by side'
 	@echo 'Each run: $(RESULTS)/<run>/ (table.txt, results.json, per-cell logs).'
 	@echo 'The harness: python3 -m zsp -h (PYTHONPATH=matrix), its knobs as flags with help.'
 
@@ -142,4 +143,4 @@ distclean:
 	rm -rf $(CACHE)
 
 bench: deps
-	@matrix/bench.sh $(RESULTS)/bench-$(RUN_ID) "$(COLD)" $(GUEST_BOOTS)
+	@matrix/bench.sh $(RESULTS)/bench-$(RUN_ID) "$(COLD)" $(GUEST_BOOTS) "$(BEFORE)"

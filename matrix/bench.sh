@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# bench.sh OUT COLD GUEST_BOOTS: the measurements of "make bench", into
-# OUT/bench.{json,txt}; COLD=1 adds the cold matrix, GUEST_BOOTS (the
-# Makefile's) is the number of boots of the bench module per cell.
+# bench.sh OUT COLD GUEST_BOOTS [BEFORE]: the measurements of "make bench",
+# into OUT/bench.{json,txt}; COLD=1 adds the cold matrix, GUEST_BOOTS (the
+# Makefile's) is the number of boots of the bench module per cell. BEFORE,
+# a commit of this repository, measures the harness as of that commit side
+# by side with this one (before_* numbers): the same reruns, interleaved,
+# in a cache of its own (CACHE/bench-before) sharing the ccache.
 #   pipeline  (COLD=1: a whole matrix in an empty scratch cache, no ccache);
 #             a rerun of the matrix with nothing changed, as users get it
 #             (unchanged cells reused) and with FRESH=1 (kbuild and every
@@ -17,23 +20,51 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 
-# timed NAME CMD...: wall seconds of CMD into the pipeline record, its
-# output into OUT/NAME.log.
+# timed NAME CMD...: wall seconds of CMD into the record $PIPE (a JSON
+# file, written by zsp bench record), its output into OUT/NAME.log.
 timed() {
 	local name=$1 t0
 	shift
-	t0=$(date +%s.%N)
+	t0=$EPOCHREALTIME
 	"$@" >"$OUT/$name.log" 2>&1 || true
-	PIPE="$PIPE, \"$name\": $(echo "$(date +%s.%N) - $t0" | bc)"
+	zsp bench record "$PIPE" "$name" --since "$t0"
 }
 
-# stages NAME RUN: the per-stage seconds of RUN into the pipeline record.
+# stages NAME RUN: the per-stage seconds of RUN into the record.
 stages() {
-	PIPE="$PIPE, \"$1\": $(zsp bench stages "$2")"
+	zsp bench record "$PIPE" "$1" --stages "$2"
 }
 
 matrix_run() {
 	zsp run "$1"
+}
+
+# before_setup REV: the harness as of REV in OUT/before (git archive).
+before_setup() {
+	git -C "$ZSP_ROOT" rev-parse -q --verify "$1^{commit}" >/dev/null ||
+		die "BEFORE='$1' is not a commit of $ZSP_ROOT"
+	BEFORE=$OUT/before
+	BEFORE_CACHE=$ZSP_CACHE/bench-before
+	mkdir -p "$BEFORE" "$BEFORE_CACHE"
+	git -C "$ZSP_ROOT" archive "$1" | tar -x -C "$BEFORE"
+}
+
+# before_run RUN [PATCHES [CACHE [CCACHE]]]: a whole matrix with the
+# harness of BEFORE (its own entry point: matrix/run.sh, or zsp run where
+# it exists), in its cache (default BEFORE_CACHE, with the shared ccache).
+before_run() {
+	local patches=${2:-$ZSP_PATCHES} cache=${3:-$BEFORE_CACHE} ccache=${4:-$ZSP_CACHE/ccache}
+	if [ -x "$BEFORE/matrix/run.sh" ]; then
+		ZSP_CACHE=$cache CCACHE_DIR=$ccache ZSP_PATCHES=$patches \
+			"$BEFORE/matrix/run.sh" "$1" "$ZSP_TREES" "$ZSP_ALLOCATORS"
+	else
+		ZSP_CACHE=$cache CCACHE_DIR=$ccache ZSP_PATCHES=$patches \
+			PYTHONPATH="$BEFORE/matrix" python3 -m zsp run "$1"
+	fi
+	# A harness that let git's auto gc inherit its lock: wait it out, so
+	# that the next measurement is not refused.
+	flock -w 1800 "$cache/locks/src-patched.lock" true 2>/dev/null || true
+	flock -w 1800 "$cache/locks/src-vanilla.lock" true 2>/dev/null || true
 }
 
 # cold_matrix: a whole matrix from the tarball, in a scratch cache with
@@ -43,6 +74,11 @@ cold_matrix() {
 	log "bench: cold matrix in $cache (about half an hour on 2 cores)"
 	ZSP_CACHE=$cache CCACHE_DIR=$cache/ccache timed cold_matrix_s matrix_run "$OUT/cold"
 	stages cold_matrix_stages_s "$OUT/cold"
+	rm -rf "$cache"
+	[ -n "${BEFORE:-}" ] || return 0
+	log "bench: BEFORE harness, cold matrix in $cache"
+	timed before_cold_matrix_s before_run "$OUT/before-cold" "" "$cache" "$cache/ccache"
+	stages before_cold_matrix_stages_s "$OUT/before-cold"
 	rm -rf "$cache"
 }
 
@@ -57,13 +93,24 @@ edit_slub_patch() {
 
 main() {
 	OUT=$1
-	GUEST_BOOTS=${3:?usage: bench.sh OUT COLD GUEST_BOOTS}
-	local cold=${2:-} tree alloc tmp n
+	GUEST_BOOTS=${3:?usage: bench.sh OUT COLD GUEST_BOOTS [BEFORE]}
+	local cold=${2:-} before=${4:-} tree alloc tmp n
 	mkdir -p "$OUT"
-	PIPE="\"date\": \"$(date -u +%Y-%m-%dT%H:%MZ)\", \"cores\": $(nproc)"
+	PIPE=$OUT/pipeline.json
+	zsp bench record "$PIPE" date --value "$(date -u +%Y-%m-%dT%H:%MZ)"
+	zsp bench record "$PIPE" cores --value "$(nproc)"
+	[ -z "$before" ] || before_setup "$before"
 	[ -z "$cold" ] || cold_matrix
 	log "bench: bring every cell up to date (not timed)"
 	matrix_run "$OUT/prime" >"$OUT/prime.log" 2>&1 || true
+	if [ -n "$before" ]; then
+		zsp bench record "$PIPE" before --value "$(git -C "$ZSP_ROOT" rev-parse --short=12 "$before")"
+		log "bench: bring every cell of the BEFORE harness up to date (not timed)"
+		before_run "$OUT/before-prime" >"$OUT/before-prime.log" 2>&1 || true
+		log "bench: BEFORE harness, rerun of the matrix, nothing changed"
+		timed before_warm_rerun_s before_run "$OUT/before-warm"
+		stages before_warm_rerun_stages_s "$OUT/before-warm"
+	fi
 	log "bench: rerun of the matrix, nothing changed"
 	timed warm_rerun_s matrix_run "$OUT/warm"
 	stages warm_rerun_stages_s "$OUT/warm"
@@ -73,18 +120,21 @@ main() {
 	log "bench: rerun of the patched cells after an edit of the SLUB patch"
 	tmp=$(mktemp -d)
 	edit_slub_patch "$tmp"
+	if [ -n "$before" ]; then
+		log "bench: BEFORE harness, rerun after the same edit"
+		timed before_slub_patch_edit_rerun_s before_run "$OUT/before-edit" "$tmp"
+		stages before_slub_patch_edit_stages_s "$OUT/before-edit"
+	fi
 	timed slub_patch_edit_rerun_s zsp run "$OUT/edit" --trees patched --patches "$tmp"
 	stages slub_patch_edit_stages_s "$OUT/edit"
 	rm -rf "$tmp"
 	with_locks src-patched -- env PYTHONPATH="$ZSP_ROOT/matrix" python3 -m zsp tree patched >/dev/null
-	echo "{$PIPE}" >"$OUT/pipeline.json"
 	log "bench: peer, kunit.py run --arch=x86_64 beside a FRESH=1 cell (slub)"
 	"$ZSP_ROOT/matrix/peer.sh" slub "$OUT/peer" || true
-	PIPE=""
+	PIPE=$OUT/peer/cell-time.json
 	# The same suite alone, as kunit.py runs it: no upstream test modules.
 	timed peer_cell_s zsp cell --fresh --tree patched --alloc slub --out "$OUT/peer/cell" \
 		--modules zero_size_test
-	echo "{${PIPE#, }}" >"$OUT/peer/cell.json"
 	log "bench: zero_size_bench.ko, $GUEST_BOOTS boots per cell, interleaved"
 	for n in $(seq "$GUEST_BOOTS"); do
 		for alloc in $ZSP_ALLOCATORS; do

@@ -15,7 +15,7 @@ if ! command -v python3 >/dev/null; then
 fi
 . "$(dirname "$0")/lib.sh"
 
-PACKAGES="$(zsp axes packages) qemu-system-x86 gcc make busybox-static jq bc
+PACKAGES="$(zsp axes packages) qemu-system-x86 gcc make busybox-static jq
 bison flex libelf-dev libssl-dev cpio ccache python3 xz-utils perl git
 util-linux shellcheck mypy $*"
 

@@ -43,13 +43,13 @@ kunitconfig() {
 # kunit_run NAME OUT: one kunit.py run, timed, its output in OUT/NAME.log.
 kunit_run() {
 	local name=$1 out=$2 t0 rc=0
-	t0=$(date +%s.%N)
+	t0=$EPOCHREALTIME
 	CCACHE_DIR=$ZSP_CACHE/ccache python3 "$PEER/src/tools/testing/kunit/kunit.py" run \
 		--arch=x86_64 --build_dir="$PEER/build-$ALLOC" \
 		--kunitconfig="$out/kunitconfig" --jobs="$(nproc)" --timeout=600 \
 		--make_options CC="ccache gcc" --qemu_args='-smp 2 -nic none' \
 		--json="$out/$name.json" >"$out/$name.log" 2>&1 || rc=$?
-	printf '%s %.2f %d\n' "$name" "$(echo "$(date +%s.%N) - $t0" | bc)" "$rc" >>"$out/peer-times"
+	printf '%s %s %d\n' "$name" "$(zsp bench elapsed "$t0")" "$rc" >>"$out/peer-times"
 }
 
 main() {

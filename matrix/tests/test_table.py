@@ -71,7 +71,7 @@ class Z7Test(unittest.TestCase):
 		rows = table.z7_rows([cell('vanilla', 'slob', {'a': 'crash'})])
 		self.assertEqual([(r['status'], r['detail']) for r in rows],
 				 [('skip', 'one allocator in this run')])
-		self.assertEqual(table.verdict(rows[0], rows), '')
+		self.assertEqual(table.gate(rows[0], rows), '')
 
 	def test_outside_rows_are_not_contract_cases(self) -> None:
 		cells = [cell('patched', a, {'z2_kfree': 'pass'}) for a in table.ALLOCATORS]
@@ -92,16 +92,16 @@ class GateTest(unittest.TestCase):
 
 	def test_vanilla_rows_are_baseline(self) -> None:
 		r = self.row('vanilla', 'zero_size_free', 'crash')
-		self.assertEqual(table.verdict(r, [r]), '')
+		self.assertEqual(table.gate(r, [r]), '')
 
 	def test_patched_contract_failure_counts(self) -> None:
 		for status in ('fail', 'crash', 'hang', 'error'):
 			r = self.row('patched', 'zero_size_free', status)
-			self.assertEqual(table.verdict(r, [r]), 'fail')
+			self.assertEqual(table.gate(r, [r]), 'fail')
 
 	def test_cell_error_counts_on_vanilla(self) -> None:
 		r = self.row('vanilla', 'cell', 'error')
-		self.assertEqual(table.verdict(r, [r]), 'fail')
+		self.assertEqual(table.gate(r, [r]), 'fail')
 
 	# "known" is the failure baseline-vanilla.txt records, on both trees.
 	MEMINIT = {('slob', 'c'): baseline.Expect(['fail'], r'failures: \d+ out of 131'),
@@ -111,23 +111,23 @@ class GateTest(unittest.TestCase):
 		v = self.row('vanilla', 'test_meminit', 'fail', detail='failures: 3 out of 131')
 		p = self.row('patched', 'test_meminit', 'fail', detail='failures: 4 out of 131')
 		with mock.patch.object(baseline, 'load_baseline', return_value=self.MEMINIT):
-			self.assertEqual(table.verdict(p, [v, p]), 'known')
+			self.assertEqual(table.gate(p, [v, p]), 'known')
 
 	def test_unlisted_upstream_failure_is_never_known(self) -> None:
 		v = self.row('vanilla', 'test_meminit', 'fail', detail='failures: 3 out of 131')
 		p = self.row('patched', 'test_meminit', 'fail', detail='failures: 3 out of 131')
 		with mock.patch.object(baseline, 'load_baseline', return_value={}):
-			self.assertEqual(table.verdict(p, [v, p]), 'fail')
+			self.assertEqual(table.gate(p, [v, p]), 'fail')
 
 	def test_upstream_regression_counts(self) -> None:
 		v = self.row('vanilla', 'test_meminit', 'pass')
 		p = self.row('patched', 'test_meminit', 'fail')
-		self.assertEqual(table.verdict(p, [v, p]), 'fail')
+		self.assertEqual(table.gate(p, [v, p]), 'fail')
 
 	def test_skip_is_not_a_pass(self) -> None:
 		# Defect 3: a skip in the patched tree is a failure.
 		r = self.row('patched', 'zero_size_free', 'skip')
-		self.assertEqual(table.verdict(r, [r]), 'fail')
+		self.assertEqual(table.gate(r, [r]), 'fail')
 		text = table.table([dict(r, allocator='slab', case='x')])
 		self.assertIn('SKIP', text)
 		self.assertNotIn('PASS ', text.splitlines()[2])
@@ -139,11 +139,11 @@ class GateTest(unittest.TestCase):
 		same = self.row('patched', 'test_meminit', 'fail', 'test_meminit', 'failures: 9 out of 131')
 		other = self.row('patched', 'test_meminit', 'fail', 'test_meminit', 'insmod rc=1')
 		with mock.patch.object(baseline, 'load_baseline', return_value=self.MEMINIT):
-			self.assertEqual(table.verdict(same, [v, same]), 'known')
-			self.assertEqual(table.verdict(other, [v, other]), 'fail')
+			self.assertEqual(table.gate(same, [v, same]), 'known')
+			self.assertEqual(table.gate(other, [v, other]), 'fail')
 			# Vanilla failing for another reason: not the known failure.
 			v['detail'] = 'insmod rc=1'
-			self.assertEqual(table.verdict(same, [v, same]), 'fail')
+			self.assertEqual(table.gate(same, [v, same]), 'fail')
 
 	def test_known_ignores_addresses(self) -> None:
 		want = {('slob', 'test_clobber_zone'): baseline.Expect(
@@ -153,20 +153,20 @@ class GateTest(unittest.TestCase):
 		p = self.row('patched', 'slub_test', 'crash', 'test_clobber_zone',
 			     'BUG: unable to handle page fault for address: ffff888000b31000')
 		with mock.patch.object(baseline, 'load_baseline', return_value=want):
-			self.assertEqual(table.verdict(p, [v, p]), 'known')
+			self.assertEqual(table.gate(p, [v, p]), 'known')
 
 	def test_known_from_the_baseline_file_checks_the_reason(self) -> None:
 		want = {('slob', 'test_meminit'): baseline.Expect(['fail'], r'failures: \d+ out of 131')}
 		p = self.row('patched', 'test_meminit', 'fail', 'test_meminit', 'failures: 3 out of 131')
 		with mock.patch.object(baseline, 'load_baseline', return_value=want):
-			self.assertEqual(table.verdict(p, [p]), 'known')
+			self.assertEqual(table.gate(p, [p]), 'known')
 			p['detail'] = 'insmod rc=1'
-			self.assertEqual(table.verdict(p, [p]), 'fail')
+			self.assertEqual(table.gate(p, [p]), 'fail')
 
 	def test_cell_rows_are_never_known(self) -> None:
 		v = self.row('vanilla', 'cell', 'crash', 'boot', 'crash during boot: x')
 		p = self.row('patched', 'cell', 'crash', 'boot', 'crash during boot: x')
-		self.assertEqual(table.verdict(p, [v, p]), 'fail')
+		self.assertEqual(table.gate(p, [v, p]), 'fail')
 
 
 class CountTest(unittest.TestCase):

@@ -101,6 +101,17 @@ def cmd_bench(args: argparse.Namespace) -> int:
 	if args.what == 'stages':
 		print(json.dumps(bench.stage_times(args.out)))
 		return 0
+	if args.what == 'elapsed':
+		print(f'{bench.elapsed(args.since):.2f}')
+		return 0
+	if args.what == 'record':
+		value: object = args.value
+		if args.since:
+			value = bench.elapsed(args.since)
+		elif args.stages:
+			value = bench.stage_times(args.stages)
+		bench.record(args.json, args.name, value)
+		return 0
 	return bench.report(args.out)
 
 
@@ -204,6 +215,15 @@ def build_parser() -> argparse.ArgumentParser:
 	g.add_argument('alloc')
 	bsub.add_parser('stages', help="a run's per-stage times as JSON").add_argument('out')
 	bsub.add_parser('report', help='bench.json and the table').add_argument('out')
+	bsub.add_parser('elapsed', help='seconds since a $EPOCHREALTIME reading').add_argument('since')
+	g = bsub.add_parser('record', help='set one value of a JSON record (bench.sh\'s '
+			    'pipeline.json)')
+	g.add_argument('json', help='the record')
+	g.add_argument('name', help='the key')
+	how = g.add_mutually_exclusive_group(required=True)
+	how.add_argument('--value', help='a string')
+	how.add_argument('--since', help='seconds since this $EPOCHREALTIME')
+	how.add_argument('--stages', metavar='RUN', help="a run's per-stage seconds")
 	sp = add('locked', cmd_locked, 'run a command under locks of the cache, released '
 		 'when it ends (however it ends)')
 	sp.add_argument('--cache', required=True, help='the cache directory (CACHE=)')

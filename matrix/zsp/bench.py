@@ -19,11 +19,12 @@ import os
 import re
 import statistics
 import sys
+import time
 from typing import Dict, List, Tuple
 
 from . import qemu, runner
 from .kernel import CellBuild
-from .results import Row, in_contract_suite
+from .results import Outcome, Row, in_contract_suite
 
 BENCH_LINE = re.compile(r'zsp-bench: (\w+) (\d+) (\d+) (\d+) (\w+)')
 TARGETS = {'zero_over_eight': 0.5, 'bulk_patched_over_vanilla': 1.02,
@@ -60,7 +61,7 @@ def guest(out: str, build: CellBuild, n: str) -> int:
 		json.dump({'tree': tree, 'allocator': alloc, 'outcome': r.outcome,
 			   'results': res}, f, indent=1)
 	print(f'    {tree}-{alloc} #{n}: {r.outcome}, {len(res)} measurements', file=sys.stderr)
-	return 0 if r.outcome == 'poweroff' and res else 1
+	return 0 if r.outcome == Outcome.POWEROFF and res else 1
 
 
 def kunit_statuses(path: str) -> Dict[str, str]:
@@ -124,7 +125,7 @@ def peer_summary(out: str) -> Row:
 	try:
 		with open(os.path.join(out, 'peer', 'peer.json')) as f:
 			p = json.load(f)
-		with open(os.path.join(out, 'peer', 'cell.json')) as f:
+		with open(os.path.join(out, 'peer', 'cell-time.json')) as f:
 			cell_s = json.load(f)['peer_cell_s']
 		with open(os.path.join(out, 'peer', 'cell', 'cell.json')) as f:
 			cell_cases = json.load(f)['cases']
@@ -142,6 +143,23 @@ def peer_summary(out: str) -> Row:
 		'cell_over_kunit_py': round(cell_s / again, 3) if again else None,
 		'counts': p['counts'], 'compared': len(both),
 		'agree': len(both) - len(differ), 'differ': differ}
+
+
+def record(path: str, name: str, value: object) -> None:
+	"""Sets name in the JSON object at path (made if missing)."""
+	data: Row = {}
+	if os.path.exists(path):
+		with open(path) as f:
+			data = json.load(f)
+	data[name] = value
+	with open(path + '.tmp', 'w') as f:
+		json.dump(data, f, indent=1)
+	os.replace(path + '.tmp', path)
+
+
+def elapsed(since: str) -> float:
+	"""Seconds since a bash $EPOCHREALTIME (or date +%s.%N) reading."""
+	return round(time.time() - float(since), 2)
 
 
 def stage_times(run: str) -> Dict[str, float]:

@@ -21,11 +21,11 @@ import os
 import shutil
 from typing import List, Optional
 
-from .results import Row, load_json
+from .results import Outcome, Row, load_json
 
 HARNESS = ('qemu.py', 'runner.py', 'console.py', 'cache.py', 'results.py')
 # Boot outcomes that may come from the host rather than the kernel.
-HOST_DEPENDENT = ('timeout', 'qemu-error')
+HOST_DEPENDENT = (Outcome.TIMEOUT, Outcome.QEMU_ERROR)
 
 
 class Stamp:

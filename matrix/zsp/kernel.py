@@ -199,17 +199,17 @@ class Tree:
 		"""Makes the tree exist (and for "patched", the series applied);
 		returns its path."""
 		os.makedirs(os.path.dirname(self.src), exist_ok=True)
-		with timed(timings, 'extract'):
+		with StageTimer(timings, 'extract'):
 			self.unpack()
 		if self.name == 'patched':
-			with timed(timings, 'patch'):
+			with StageTimer(timings, 'patch'):
 				self.git_base()
 				self.apply_series()
 		return self.src
 
 
-class timed:
-	"""with timed(path, stage): appends "stage seconds" to path (if any),
+class StageTimer:
+	"""with StageTimer(path, stage): appends "stage seconds" to path (if any),
 	for make bench."""
 
 	def __init__(self, path: Optional[str], stage: str) -> None:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, asdict
 from typing import List, Optional
 
 from . import console
+from .results import Outcome
 
 # After a fatal line, read this long for the rest of the oops, then kill.
 GRACE_S = 2.0
@@ -38,7 +39,7 @@ SILENCE_S = 20.0
 class BootResult:
 	# poweroff, crash, panic, hang, timeout (the kernel's doing), or
 	# qemu-error (QEMU failed, was killed, or quit: not a kernel verdict).
-	outcome: str
+	outcome: Outcome
 	reason: str		# the console line or condition behind the outcome
 	seconds: float
 
@@ -98,19 +99,19 @@ class Watch:
 			return
 		if console.POWER_DOWN.search(line):
 			# Without ACPI the guest cannot switch QEMU off itself.
-			self.stop = BootResult('poweroff', 'guest powered off', 0.0)
+			self.stop = BootResult(Outcome.POWEROFF, 'guest powered off', 0.0)
 			self.stop_at = now
 		elif console.PANIC.search(line):
-			self._stop('panic', line, now)
+			self._stop(Outcome.PANIC, line, now)
 		elif console.SOFT_LOCKUP.search(line):
-			self._stop('hang', line, now)
+			self._stop(Outcome.HANG, line, now)
 		elif console.FATAL.search(line):
 			if self.expecting_oops:
 				self.expecting_oops = False
 			else:
-				self._stop('crash', line, now)
+				self._stop(Outcome.CRASH, line, now)
 
-	def _stop(self, outcome: str, line: str, now: float) -> None:
+	def _stop(self, outcome: Outcome, line: str, now: float) -> None:
 		self.stop = BootResult(outcome, line.strip(), 0.0)
 		self.stop_at = now + GRACE_S
 
@@ -141,7 +142,7 @@ def boot(kernel: str, initrd: str, log: str, timeout: float,
 					stdout=subprocess.PIPE,
 					stderr=subprocess.STDOUT)
 	except OSError as e:
-		return BootResult('qemu-error', str(e), 0.0)
+		return BootResult(Outcome.QEMU_ERROR, str(e), 0.0)
 	assert proc.stdout
 	fd = proc.stdout.fileno()
 	pending = b''
@@ -167,9 +168,9 @@ def boot(kernel: str, initrd: str, log: str, timeout: float,
 				if watch.stop and now >= watch.stop_at:
 					result = watch.stop
 				elif now - last_output > silence:
-					result = BootResult('hang', f'no console output for {silence:.0f} s', 0.0)
+					result = BootResult(Outcome.HANG, f'no console output for {silence:.0f} s', 0.0)
 				elif now - start > timeout:
-					result = BootResult('timeout', f'guest still running after {timeout:.0f} s', 0.0)
+					result = BootResult(Outcome.TIMEOUT, f'guest still running after {timeout:.0f} s', 0.0)
 		finally:
 			if proc.poll() is None:
 				proc.kill()
@@ -178,7 +179,7 @@ def boot(kernel: str, initrd: str, log: str, timeout: float,
 			if pending:
 				out.write(pending.decode(errors='replace') + '\n')
 	if result is None:
-		result = watch.stop or BootResult('qemu-error', exit_reason(rc), 0.0)
+		result = watch.stop or BootResult(Outcome.QEMU_ERROR, exit_reason(rc), 0.0)
 	result.seconds = round(time.monotonic() - start, 2)
 	return result
 
@@ -202,4 +203,4 @@ def run(args: argparse.Namespace) -> int:
 	signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 	r = boot(args.kernel, args.initrd, args.log, args.timeout, args.silence)
 	print(json.dumps(asdict(r)))
-	return 0 if r.outcome == 'poweroff' else 1
+	return 0 if r.outcome == Outcome.POWEROFF else 1

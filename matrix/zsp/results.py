@@ -43,6 +43,21 @@ class Status(str, enum.Enum):
 		return self.value
 
 
+class Outcome(str, enum.Enum):
+	"""How a boot ended: the kernel's doing (poweroff, crash, panic,
+	hang, timeout), or QEMU's (failed, killed, quit early): not a kernel
+	verdict."""
+	POWEROFF = 'poweroff'
+	CRASH = 'crash'
+	PANIC = 'panic'
+	HANG = 'hang'
+	TIMEOUT = 'timeout'
+	QEMU_ERROR = 'qemu-error'
+
+	def __str__(self) -> str:
+		return self.value
+
+
 # Worse wins when two things happened to one row.
 SEVERITY = [Status.PASS, Status.SKIP, Status.FAIL, Status.ERROR, Status.HANG, Status.CRASH]
 # A kernel verdict against the case: what kills a mutant.

@@ -27,14 +27,17 @@ from dataclasses import dataclass, asdict
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import axes, cache, console, qemu
-from .results import HOST_FAULT, OUTSIDE, Row, SEVERITY, SUITE_MODULE, dump_json, worse
+from .results import (HOST_FAULT, OUTSIDE, Outcome, Row, SEVERITY, SUITE_MODULE, Status,
+		      dump_json, worse)
 
 # Each boot resumes after the cases that have a result; vanilla SLOB,
 # the worst cell, needs about 25.
 MAX_BOOTS = 40
-EVENT_STATUS = {'oops': 'crash', 'panic': 'crash', 'lockup': 'hang', 'splat': 'fail'}
-OUTCOME_STATUS = {'crash': 'crash', 'panic': 'crash', 'hang': 'hang',
-		  'timeout': 'hang', 'qemu-error': 'error'}
+EVENT_STATUS = {'oops': Status.CRASH, 'panic': Status.CRASH, 'lockup': Status.HANG,
+		'splat': Status.FAIL}
+OUTCOME_STATUS = {Outcome.CRASH: Status.CRASH, Outcome.PANIC: Status.CRASH,
+		  Outcome.HANG: Status.HANG, Outcome.TIMEOUT: Status.HANG,
+		  Outcome.QEMU_ERROR: Status.ERROR}
 KUNIT_STATUS = {'PASS': 'pass', 'FAIL': 'fail', 'SKIP': 'skip'}
 
 
@@ -221,7 +224,7 @@ class Cell:
 				    'the module ran the case twice', n)
 			self.suite_cases.add(case)
 		self.collect_outside(n, sc)
-		if r.outcome != 'poweroff':
+		if r.outcome != Outcome.POWEROFF:
 			self.collect_end(n, skip, r, sc)
 
 	def collect_segment(self, n: int, stem: str, seg: console.Segment,
@@ -288,7 +291,7 @@ class Cell:
 	def collect_end(self, n: int, skip: List[str], r: qemu.BootResult,
 			sc: console.Scan) -> None:
 		"""The boot ended without powering off: blame what was running."""
-		status = OUTCOME_STATUS.get(r.outcome, 'error')
+		status = OUTCOME_STATUS.get(r.outcome, Status.ERROR)
 		host = status == 'error'
 		if sc.running in skip:
 			# The plan skipped it and it ran: its result stands, the boot
@@ -358,7 +361,7 @@ class Cell:
 			self.boots.append({'boot': n, 'log': os.path.basename(stem) + '.log', **asdict(r)})
 			# Named: the boot runs beside the next cell's build output.
 			print(f'    {a.tree}-{a.alloc} boot {n}: {r.outcome} in {r.seconds:.1f}s'
-			      + (f' ({r.reason})' if r.outcome != 'poweroff' else ''),
+			      + (f' ({r.reason})' if r.outcome != Outcome.POWEROFF else ''),
 			      file=sys.stderr, flush=True)
 			known = set(self.results)
 			self.collect(n, stem, skip, r, sc)
@@ -371,9 +374,9 @@ class Cell:
 		       modules: List[str]) -> bool:
 		suite_done = any(s.module == SUITE_MODULE and s.rc is not None
 				 for s in sc.segments)
-		if r.outcome == 'poweroff' or suite_done and sc.done:
+		if r.outcome == Outcome.POWEROFF or suite_done and sc.done:
 			return False
-		if not sc.running and (r.outcome == 'qemu-error'
+		if not sc.running and (r.outcome == Outcome.QEMU_ERROR
 				       or not any(s.rc is None for s in sc.segments)):
 			# It ended outside every module (kernel boot, shutdown), or
 			# QEMU failed with no case to blame: a boot again would repeat it.

@@ -163,7 +163,7 @@ def known_failure(r: Row, rows: List[Row]) -> bool:
 			       for v in base)
 
 
-def verdict(r: Row, rows: List[Row]) -> str:
+def gate(r: Row, rows: List[Row]) -> str:
 	"""pass, fail or known, for a gated row; '' for the others."""
 	if r['status'] == 'error':
 		return 'fail'
@@ -224,7 +224,7 @@ def count(run: str) -> Dict[str, int]:
 	rows = load_rows(os.path.join(run, 'results.json'))
 	n = {'pass': 0, 'fail': 0, 'skip': 0, 'known': 0}
 	for r in rows:
-		v = verdict(r, rows)
+		v = gate(r, rows)
 		if v:
 			n[v] += 1
 	return n
@@ -263,11 +263,11 @@ def main(run: str) -> int:
 	with open(os.path.join(run, 'table.txt'), 'w') as f:
 		f.write(text + '\n')
 	print(text)
-	known = [r for r in rows if verdict(r, rows) == 'known']
+	known = [r for r in rows if gate(r, rows) == 'known']
 	for r in known:
 		print(f"known: {r['allocator']} {r['case']} fails on patched as on vanilla "
 		      f"(same status and reason): counted as passed")
-	failed = [r for r in rows if verdict(r, rows) == 'fail']
+	failed = [r for r in rows if gate(r, rows) == 'fail']
 	print(f'\nrun {run_id}: {len(failed)} failing (patched tree and cell errors; '
 	      f'vanilla is the baseline); results: {run}/results.json')
 	return 1 if failed else 0
