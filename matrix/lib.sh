@@ -8,14 +8,15 @@ zsp() {
 	PYTHONPATH="$ZSP_ROOT/matrix" python3 -m zsp "$@"
 }
 
-# The axes come from zsp/axes.py, their one place.
 ZSP_CACHE=${ZSP_CACHE:-$ZSP_ROOT/build}
-ZSP_TARBALL=${ZSP_TARBALL:-$(zsp axes tarball)}
 ZSP_PATCHES=${ZSP_PATCHES:-$ZSP_ROOT/patches}
 ZSP_CONFIGS=${ZSP_CONFIGS:-$ZSP_ROOT/configs}
+# The axes come from zsp/axes.py, their one place.
 ZSP_ALLOCATORS=$(zsp axes allocators)
 ZSP_TREES=$(zsp axes trees)
-export ZSP_ROOT ZSP_CACHE ZSP_TARBALL ZSP_PATCHES ZSP_CONFIGS
+# Only what the caller set travels on: the Python side finds each kernel's
+# own defaults (a 6.1 default exported here would override another's).
+export ZSP_ROOT ZSP_CACHE
 
 # die MSG: the one-line error every script ends with on bad input.
 die() {

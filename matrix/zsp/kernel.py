@@ -62,7 +62,7 @@ class Settings:
 	configs: str = ''
 	tarball: str = ''
 	fresh: bool = False
-	jobs: int = field(default_factory=lambda: os.cpu_count() or 1)
+	jobs: int = field(default_factory=lambda: len(os.sched_getaffinity(0)))
 	# Test hook: scratch O= dirs that a real run never touches.
 	obj_prefix: str = 'o-'
 	busybox: str = '/bin/busybox'
@@ -74,19 +74,42 @@ class Settings:
 		self.tarball = self.tarball or k.tarball
 
 
+# How long a step's command gets to clean up after SIGTERM (make deletes
+# the targets it was writing) before it is killed.
+STOP_GRACE_S = 60
+
+
 def run(cmd: List[str], cwd: Optional[str] = None, env: Optional[Dict[str, str]] = None,
-	log_file: Optional[str] = None) -> subprocess.CompletedProcess[str]:
-	"""Runs cmd; its output goes to log_file (or is returned)."""
+	log_file: Optional[str] = None, append: bool = False
+	) -> subprocess.CompletedProcess[str]:
+	"""Runs cmd; its output goes to log_file (appended to, with append) or
+	is returned. Interrupted (SIGINT, or SIGTERM turned into SystemExit),
+	it passes SIGTERM on and waits for cmd to end: make then removes its
+	half-written targets and git its index.lock, as they do when a shell
+	script around them is stopped."""
 	full_env = dict(os.environ, **(env or {}))
+	out = open(log_file, 'a' if append else 'w') if log_file else None
+	try:
+		p = subprocess.Popen(cmd, cwd=cwd, env=full_env, text=True, errors='replace',
+				     stdout=out or subprocess.PIPE,
+				     stderr=subprocess.STDOUT if out else subprocess.PIPE)
+		try:
+			stdout, stderr = p.communicate()
+		except BaseException:
+			p.terminate()
+			try:
+				p.wait(STOP_GRACE_S)
+			except subprocess.TimeoutExpired:
+				p.kill()
+				p.wait()
+			raise
+	finally:
+		if out:
+			out.close()
 	if log_file:
-		with open(log_file, 'w') as f:
-			p = subprocess.run(cmd, cwd=cwd, env=full_env, stdout=f,
-					   stderr=subprocess.STDOUT, text=True, check=False)
 		with open(log_file, errors='replace') as f:
-			p.stdout = f.read()
-		return p
-	return subprocess.run(cmd, cwd=cwd, env=full_env, capture_output=True, text=True,
-			      check=False)
+			stdout, stderr = f.read(), ''
+	return subprocess.CompletedProcess(cmd, p.returncode, stdout or '', stderr or '')
 
 
 class Tree:
@@ -150,7 +173,9 @@ class Tree:
 		with its file before the tree is changed at all."""
 		with tempfile.NamedTemporaryFile() as idx:
 			env = {'GIT_INDEX_FILE': idx.name}
-			self.git('read-tree', 'zsp-base', env=env)
+			p = self.git('read-tree', 'zsp-base', env=env)
+			if p.returncode:
+				raise TreeError(f'git read-tree zsp-base in {self.src}: {first_error(p.stderr)}')
 			for patch in patches:
 				p = self.git('apply', '--cached', patch, env=env)
 				if p.returncode:
@@ -176,7 +201,9 @@ class Tree:
 		mtimes = {f: os.stat(os.path.join(self.src, f)).st_mtime_ns for f in changed
 			  if os.path.exists(os.path.join(self.src, f))}
 		self.git('bisect', 'reset')
-		self.git('checkout', '-q', '-f', '-B', 'zsp-series', 'zsp-base')
+		p = self.git('checkout', '-q', '-f', '-B', 'zsp-series', 'zsp-base')
+		if p.returncode:
+			raise TreeError(f'git checkout zsp-base in {self.src}: {first_error(p.stderr)}')
 		for patch in patches:
 			p = self.git('am', '-q', patch)
 			if p.returncode:
@@ -264,6 +291,9 @@ class CellBuild:
 		names = list(self.profile.fragments) + [f'{self.alloc}.config']
 		return [os.path.join(self.s.configs, n) for n in names]
 
+	def ccache_dir(self) -> str:
+		return os.environ.get('CCACHE_DIR', os.path.join(self.s.cache, 'ccache'))
+
 	def default_modules(self) -> List[str]:
 		"""Upstream's test modules this config built, then the suite."""
 		mods = [os.path.basename(m)[:-3] for m in UPSTREAM_MODULES
@@ -298,11 +328,12 @@ class CellBuild:
 		os.makedirs(scratch, exist_ok=True)
 		stamp.clear()
 		merge_log = os.path.join(self.obj, '.zsp-merge.log')
+		open(merge_log, 'w').close()
 		for cmd in (['make', '-s', '-C', src, f'O={scratch}', 'tinyconfig'],
 			    [os.path.join(src, 'scripts/kconfig/merge_config.sh'), '-m', '-O', scratch,
 			     os.path.join(scratch, '.config')] + self.fragments,
 			    ['make', '-s', '-C', src, f'O={scratch}', 'olddefconfig']):
-			p = run(cmd, log_file=merge_log)
+			p = run(cmd, log_file=merge_log, append=True)
 			if p.returncode:
 				raise ConfigError(f'config of {self.tree.name}/{self.alloc}: '
 						  f'{first_error(p.stdout, "rror")}; log: {merge_log}')
@@ -349,7 +380,7 @@ class CellBuild:
 		# Stamped with the start time: an edit made during the build is newer.
 		started = Stamp(stamp.path + '.new')
 		started.set(key)
-		env = {'CCACHE_DIR': os.environ.get('CCACHE_DIR', os.path.join(self.s.cache, 'ccache')),
+		env = {'CCACHE_DIR': self.ccache_dir(),
 		       # Kernel builds are reproducible enough that a shared cache
 		       # pays off across trees; the timestamp would defeat it.
 		       'KBUILD_BUILD_TIMESTAMP': os.environ.get('KBUILD_BUILD_TIMESTAMP', 'zsp'),
@@ -375,7 +406,8 @@ class CellBuild:
 		p = run(['find', src, '(', '-path', f'{src}/.git', '-o', '-path',
 			 f'{src}/{self.s.obj_prefix}*', '-o', '-path', f'{src}/o-*', ')', '-prune',
 			 '-o', '-newer', stamp.path, '-print', '-quit'])
-		return p.returncode == 0 and not p.stdout.strip()
+		# Only what find prints counts: an unreadable path is no change.
+		return not p.stdout.strip()
 
 	# -- test module -------------------------------------------------------
 
@@ -404,7 +436,8 @@ class CellBuild:
 		for source in sources:
 			shutil.copy2(source, self.mod)
 		p = run(['make', '-C', self.tree.src, f'O={self.obj}', f'M={self.mod}',
-			 'CC=ccache gcc', 'modules'], log_file=log_file)
+			 'CC=ccache gcc', 'modules'], env={'CCACHE_DIR': self.ccache_dir()},
+			log_file=log_file)
 		if p.returncode:
 			raise BuildError(f'test module build against {self.tree.name}/{self.alloc} '
 					 f'failed: {first_error(p.stdout)}; log: {log_file}')

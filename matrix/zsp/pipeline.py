@@ -51,7 +51,9 @@ class Boot:
 		self.name = build.name
 		self.out = out
 		self.t0 = time.monotonic()
+		self.t_end = 0.0
 		self.last = ''
+		self.first_error = ''
 		self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
 					     stderr=subprocess.PIPE, text=True)
 		self.relay = threading.Thread(target=self._relay, daemon=True)
@@ -64,16 +66,22 @@ class Boot:
 			sys.stderr.flush()
 			if line.strip():
 				self.last = line.strip()
+			if line.startswith('error:') and not self.first_error:
+				self.first_error = line.strip()
+		self.proc.wait()
+		# The boot's own time, not the time until the run asked for it.
+		self.t_end = time.monotonic()
 
 	def wait(self) -> int:
 		rc = self.proc.wait()
 		self.relay.join()
 		if rc:
-			why = self.last[len('error: '):] if self.last.startswith('error: ') else self.last
-			write_error(self.out, f'boot: {why}')
+			why = self.first_error or self.last
+			why = why[len('error: '):] if why.startswith('error: ') else why
+			write_error(self.out, why)
 			log(f'{self.name}: boot FAILED: {why}')
 		else:
-			add_timing(self.out, 'boot', time.monotonic() - self.t0)
+			add_timing(self.out, 'boot', (self.t_end or time.monotonic()) - self.t0)
 		return rc
 
 	def stop(self) -> None:
@@ -117,9 +125,10 @@ def prepare(build: CellBuild, out: str) -> bool:
 		t0 = time.monotonic()
 		try:
 			fn()
-		except KernelError as e:
-			write_error(out, str(e))
-			log(f'{name}: {step} FAILED: {e}')
+		except Exception as e:	# any failure is this cell's error
+			why = str(e) if isinstance(e, KernelError) else f'{step}: {type(e).__name__}: {e}'
+			write_error(out, why)
+			log(f'{name}: {step} FAILED: {why}')
 			return False
 		add_timing(out, step, time.monotonic() - t0)
 	shutil.copyfile(os.path.join(build.obj, '.config'), os.path.join(out, 'config'))
@@ -156,7 +165,8 @@ def run(s: Settings, args: argparse.Namespace) -> int:
 	allocs: List[str] = args.allocs.split() or list(axes.allocators(s.kernel))
 	check_axes(s.kernel, trees, allocs)
 	os.makedirs(args.run, exist_ok=True)
-	with lock.held(s.cache, [Tree(s, t).lock for t in trees]):
+	held = os.environ.get(lock.HELD_ENV, '').split()
+	with lock.held(s.cache, [Tree(s, t).lock for t in trees if Tree(s, t).lock not in held]):
 		run_cells(s, args, trees, allocs)
 	return table.main(args.run)
 
@@ -172,7 +182,9 @@ def run_cells(s: Settings, args: argparse.Namespace, trees: List[str], allocs: L
 		for t in trees:
 			try:
 				Tree(s, t).prepare(os.path.join(args.run, f'tree-{t}.timings'))
-			except KernelError as e:
+			except Exception as e:	# any failure is its cells' error
+				if not isinstance(e, KernelError):
+					e = KernelError(f'tree {t}: {type(e).__name__}: {e}')
 				print(f'error: {e}', file=sys.stderr)
 				for a in allocs:
 					out = os.path.join(args.run, axes.Cell(s.kernel, t, args.profile, a).name)
@@ -228,7 +240,8 @@ def add_settings(p: argparse.ArgumentParser) -> None:
 		       help="the kernel's source tarball (default: its Debian package's)")
 	p.add_argument('--fresh', action='store_true', default=bool(env('ZSP_FRESH')),
 		       help='run kbuild and boot even when no input changed (FRESH=1)')
-	p.add_argument('--jobs', type=int, default=int(env('ZSP_JOBS', '0')) or os.cpu_count() or 1,
+	p.add_argument('--jobs', type=int,
+		       default=int(env('ZSP_JOBS', '0')) or len(os.sched_getaffinity(0)),
 		       help='make -j for kernel builds (JOBS=; default: every core)')
 	p.add_argument('--obj-prefix', default='o-',
 		       help='O= dirs are TREE/PREFIXALLOC (self-tests use scratch ones)')

@@ -393,9 +393,8 @@ class Cell:
 		"""Every case the module listed has a row; so does a suite that
 		listed nothing or reported nothing."""
 		n = len(self.boots)
-		# Relative to the run directory, where the table is read.
-		log = os.path.join(os.path.basename(os.path.normpath(self.args.out)),
-				   self.boots[-1]['log']) if self.boots else '-'
+		# In the cell's directory, which the table names beside the row.
+		log = self.boots[-1]['log'] if self.boots else '-'
 		if not self.suite_loaded:
 			why = f'{SUITE_MODULE} never loaded'
 		elif not self.expected:

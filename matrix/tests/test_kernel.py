@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The kernel side's helpers: the one series parser, the one freshness
+stamp, and a step's command stopped cleanly when the harness is."""
+
+import os
+import signal
+import tempfile
+import time
+import unittest
+from types import FrameType
+from typing import Optional
+
+from zsp import kernel, series
+from zsp.cache import Stamp, digest
+from zsp.kernel_errors import SeriesError
+
+
+class SeriesTest(unittest.TestCase):
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.TemporaryDirectory()
+		self.dir = self.tmp.name
+		os.makedirs(os.path.join(self.dir, 'slub'))
+		for name in ('a.patch', 'slub/b.patch'):
+			with open(os.path.join(self.dir, name), 'w') as f:
+				f.write(name)
+
+	def tearDown(self) -> None:
+		self.tmp.cleanup()
+
+	def write(self, text: str) -> None:
+		with open(os.path.join(self.dir, 'series'), 'w') as f:
+			f.write(text)
+
+	def test_comments_anywhere_and_blank_lines(self) -> None:
+		self.write('# the series\n\na.patch  # first\n  slub/b.patch\n#x.patch\n')
+		self.assertEqual(series.entries(self.dir), ['a.patch', 'slub/b.patch'])
+		self.assertEqual(series.files(self.dir)[1], os.path.join(self.dir, 'slub/b.patch'))
+
+	def test_missing_patch_and_missing_series(self) -> None:
+		self.write('a.patch\nnope.patch\n')
+		with self.assertRaisesRegex(SeriesError, 'names nope.patch, which does not exist'):
+			series.entries(self.dir)
+		os.unlink(os.path.join(self.dir, 'series'))
+		with self.assertRaisesRegex(SeriesError, 'series is missing; PATCHES= must name'):
+			series.entries(self.dir)
+
+	def test_digest_follows_content_not_comments_alone(self) -> None:
+		self.write('a.patch\nslub/b.patch\n')
+		d1 = series.digest(self.dir)
+		with open(os.path.join(self.dir, 'slub/b.patch'), 'a') as f:
+			f.write('edit')
+		self.assertNotEqual(series.digest(self.dir), d1)
+
+	def test_failed_file(self) -> None:
+		self.assertEqual(series.failed_file('error: patch failed: mm/slub.c:3749\n'), 'mm/slub.c')
+		self.assertEqual(series.failed_file('error: mm/x.c: does not exist in index\n'), 'mm/x.c')
+		self.assertEqual(series.failed_file('fatal: other\n'), 'the tree')
+
+
+class StampTest(unittest.TestCase):
+
+	def test_holds_only_the_key_it_was_set_to(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			s = Stamp(os.path.join(d, 'stamp'))
+			k = digest([b'a', b'b'])
+			self.assertFalse(s.holds(k))
+			s.set(k)
+			self.assertTrue(s.holds(k))
+			self.assertFalse(s.holds(digest([b'ab'])))	# parts are delimited
+			s.clear()
+			s.clear()
+			self.assertFalse(s.holds(k))
+
+
+class RunTest(unittest.TestCase):
+
+	def test_interrupted_step_lets_its_command_clean_up(self) -> None:
+		"""Ctrl-C (or SIGTERM, made SystemExit) while a step runs: the
+		command gets SIGTERM and is waited for, as make must be to delete
+		its half-written targets."""
+		with tempfile.TemporaryDirectory() as d:
+			done = os.path.join(d, 'cleaned')
+
+			def interrupt(_signum: int, _frame: Optional[FrameType]) -> None:
+				raise KeyboardInterrupt
+
+			old = signal.signal(signal.SIGALRM, interrupt)
+			try:
+				signal.setitimer(signal.ITIMER_REAL, 0.5)
+				t0 = time.monotonic()
+				with self.assertRaises(KeyboardInterrupt):
+					kernel.run(['sh', '-c', 'sleep 30 & pid=$!; trap "kill $pid; '
+						    f'sleep 0.3; touch {done}; exit 1" TERM; wait'],
+						   log_file=os.path.join(d, 'log'))
+			finally:
+				signal.setitimer(signal.ITIMER_REAL, 0)
+				signal.signal(signal.SIGALRM, old)
+			self.assertTrue(os.path.exists(done), 'the command was not given time to clean up')
+			self.assertLess(time.monotonic() - t0, 10)
+
+	def test_log_appends_when_asked(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			log = os.path.join(d, 'log')
+			kernel.run(['echo', 'one'], log_file=log)
+			p = kernel.run(['echo', 'two'], log_file=log, append=True)
+			self.assertEqual(p.stdout, 'one\ntwo\n')
+
+
+if __name__ == '__main__':
+	unittest.main()
