@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from . import axes, series
+from . import axes, qemu, series
 from .cache import Stamp, digest
 from .kernel_errors import BuildError, ConfigError, SeriesError, TreeError
 from .progress import log
@@ -272,7 +272,7 @@ class CellBuild:
 
 	@property
 	def bzimage(self) -> str:
-		return os.path.join(self.obj, 'arch/x86/boot/bzImage')
+		return os.path.join(self.obj, qemu.X86_64.kernel_image)
 
 	@property
 	def initramfs(self) -> str:

@@ -21,7 +21,7 @@ import subprocess
 import sys
 import time
 from dataclasses import dataclass, asdict
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from . import console
 from .results import Outcome
@@ -56,12 +56,32 @@ def kvm_usable() -> bool:
 	return re.search(r'\b(vmx|svm)\b', flags) is not None
 
 
-def qemu_command(kernel: str, initrd: str, append: str) -> List[str]:
+@dataclass(frozen=True)
+class QemuConfig:
+	"""A guest architecture, as kunit.py's qemu_configs/x86_64.py: the QEMU
+	binary and machine, where kbuild puts the image, and the console the
+	harness reads. Guests have no network, SMP like the kernels users
+	run, and end at a panic instead of rebooting."""
+	arch: str
+	binary: str
+	kernel_image: str	# relative to the O= dir
+	console: str
+	memory: str = '256M'
+	smp: int = 2
+	options: Tuple[str, ...] = ('-nic', 'none', '-no-reboot', '-display', 'none',
+				    '-monitor', 'none', '-serial', 'stdio')
+
+
+X86_64 = QemuConfig(arch='x86_64', binary='qemu-system-x86_64',
+		    kernel_image='arch/x86/boot/bzImage', console='ttyS0')
+
+
+def qemu_command(kernel: str, initrd: str, append: str,
+		 config: QemuConfig = X86_64) -> List[str]:
 	accel = 'kvm' if kvm_usable() else 'tcg'
-	return ['qemu-system-x86_64', '-accel', accel, '-m', '256M',
-		'-smp', '2', '-nic', 'none', '-no-reboot', '-display', 'none',
-		'-monitor', 'none', '-serial', 'stdio', '-kernel', kernel,
-		'-initrd', initrd, '-append', append]
+	return ([config.binary, '-accel', accel, '-m', config.memory, '-smp', str(config.smp)]
+		+ list(config.options)
+		+ ['-kernel', kernel, '-initrd', initrd, '-append', append])
 
 
 # console=ttyS0: the harness reads the serial line. panic=-1 with
@@ -74,7 +94,7 @@ def qemu_command(kernel: str, initrd: str, append: str) -> List[str]:
 # spins with interrupts off (SLOB's list walk under slob_lock) never shows a
 # soft lockup; the other CPU reports the RCU stall within ~10 s, unless it
 # spins on the same lock, when only the silence timeout ends the boot.
-APPEND = ('console=ttyS0 panic=-1 watchdog_thresh=5 i8042.noaux '
+APPEND = (f'console={X86_64.console} panic=-1 watchdog_thresh=5 i8042.noaux '
 	  'rcutree.rcu_min_cached_objs=0 rcupdate.rcu_cpu_stall_timeout=10')
 
 
