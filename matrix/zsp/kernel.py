@@ -52,6 +52,11 @@ def first_error(text: str, pattern: str = 'error:') -> str:
 	return lines[-1].strip() if lines else ''
 
 
+def default_jobs() -> int:
+	"""make -j: every CPU this process may run on."""
+	return len(os.sched_getaffinity(0))
+
+
 @dataclass
 class Settings:
 	"""Where things are and how to build: one record, passed down."""
@@ -62,7 +67,7 @@ class Settings:
 	configs: str = ''
 	tarball: str = ''
 	fresh: bool = False
-	jobs: int = field(default_factory=lambda: len(os.sched_getaffinity(0)))
+	jobs: int = field(default_factory=lambda: default_jobs())
 	# Test hook: scratch O= dirs that a real run never touches.
 	obj_prefix: str = 'o-'
 	busybox: str = '/bin/busybox'

@@ -22,7 +22,7 @@ from types import FrameType
 from typing import List, Optional
 
 from . import axes, lock, qemu, runner, table
-from .kernel import CellBuild, Settings, Tree
+from .kernel import CellBuild, Settings, Tree, default_jobs
 from .kernel_errors import KernelError
 from .progress import log
 
@@ -165,8 +165,10 @@ def run(s: Settings, args: argparse.Namespace) -> int:
 	allocs: List[str] = args.allocs.split() or list(axes.allocators(s.kernel))
 	check_axes(s.kernel, trees, allocs)
 	os.makedirs(args.run, exist_ok=True)
-	held = os.environ.get(lock.HELD_ENV, '').split()
-	with lock.held(s.cache, [Tree(s, t).lock for t in trees if Tree(s, t).lock not in held]):
+	# A caller that runs us under its locks (lib.sh's with_locks) holds them.
+	by_caller = os.environ.get(lock.HELD_ENV, '').split()
+	locks = [Tree(s, t).lock for t in trees]
+	with lock.held(s.cache, [n for n in locks if n not in by_caller]):
 		run_cells(s, args, trees, allocs)
 	return table.main(args.run)
 
@@ -241,7 +243,7 @@ def add_settings(p: argparse.ArgumentParser) -> None:
 	p.add_argument('--fresh', action='store_true', default=bool(env('ZSP_FRESH')),
 		       help='run kbuild and boot even when no input changed (FRESH=1)')
 	p.add_argument('--jobs', type=int,
-		       default=int(env('ZSP_JOBS', '0')) or len(os.sched_getaffinity(0)),
+		       default=int(env('ZSP_JOBS', '0')) or default_jobs(),
 		       help='make -j for kernel builds (JOBS=; default: every core)')
 	p.add_argument('--obj-prefix', default='o-',
 		       help='O= dirs are TREE/PREFIXALLOC (self-tests use scratch ones)')
