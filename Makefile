@@ -19,35 +19,30 @@
 #
 # zsp/axes.py holds the matrix's axes as data (kernels, trees, profiles);
 # python3 -m zsp -h lists the subcommands, each with its flags.
-# matrix/bisect.sh and series-check.sh run cells ("zsp cell") on commits of
-# the patched tree; mutants.sh on a copy of it with one wrong fix
-# (matrix/mutants/*.patch) applied, and each must fail; test.sh runs the
-# stages of "make test". Nothing here loads a module into the host kernel:
-# the modules run in QEMU guests only.
+# "zsp bisect" and "zsp series-check" (zsp/commits.py) run cells on
+# commits of the patched tree, git bisect run calling "zsp bisect-step";
+# "zsp mutants" on a copy of it with one wrong fix (matrix/mutants/*.patch)
+# applied, and each must fail; matrix/test.sh runs the stages of "make
+# test", matrix/bench.sh those of "make bench". Nothing here loads a module
+# into the host kernel: the modules run in QEMU guests only.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
 MAKEFLAGS += --no-print-directory
 
-# Every variable below is in "make help"; the scripts get them as ZSP_*.
+# Every variable below is in "make help"; zsp gets them as flags, and
+# their defaults (but CACHE's and RESULTS', which make clean needs) are
+# zsp's own: python3 -m zsp SUBCOMMAND -h.
 ROOT := $(CURDIR)
 CACHE ?= $(ROOT)/build
 RESULTS ?= $(ROOT)/results
 ALLOC ?= all
 TREE ?= both
 GUEST_BOOTS ?= 3
-export ZSP_CACHE := $(abspath $(CACHE))
-ifneq ($(PATCHES),)
-export ZSP_PATCHES := $(abspath $(PATCHES))
-endif
 # FRESH=1: run kbuild and boot every cell even when no input changed.
-ifneq ($(FRESH),)
-export ZSP_FRESH := 1
-endif
-ifneq ($(JOBS),)
-export ZSP_JOBS := $(JOBS)
-endif
+ZSP_FLAGS := --cache $(abspath $(CACHE))$(if $(PATCHES), --patches $(abspath $(PATCHES)))$(if \
+	$(FRESH), --fresh)$(if $(JOBS), --jobs $(JOBS))
 
 # The axes' one place is matrix/zsp/axes.py. Without python3 (a fresh
 # machine before "make deps") they are empty and the scripts check ALLOC.
@@ -116,25 +111,26 @@ matrix: run
 
 run: deps
 	@mkdir -p $(RESULTS)/$(RUN_ID) && ln -sfn $(RUN_ID) $(RESULTS)/latest
-	@$(ZSP) run $(RESULTS)/$(RUN_ID) --trees "$(sel_tree)" --allocs "$(sel_alloc)"
+	@$(ZSP) run $(RESULTS)/$(RUN_ID) --trees "$(sel_tree)" --allocs "$(sel_alloc)" $(ZSP_FLAGS)
 
 bisect: deps
-	@matrix/bisect.sh $(RESULTS)/bisect-$(ALLOC)-$(RUN_ID) $(ALLOC) "$(or $(GOOD),base)" "$(BAD)" "$(CASE)"
+	@$(ZSP) bisect $(RESULTS)/bisect-$(ALLOC)-$(RUN_ID) --alloc $(ALLOC) \
+		$(if $(GOOD),--good "$(GOOD)") $(if $(BAD),--bad "$(BAD)") --case "$(CASE)" $(ZSP_FLAGS)
 
 series-check: deps
-	@matrix/series-check.sh $(RESULTS)/series-$(RUN_ID)
+	@$(ZSP) series-check $(RESULTS)/series-$(RUN_ID) $(ZSP_FLAGS)
 
 mutants: deps
-	@matrix/mutants.sh $(RESULTS)/mutants-$(RUN_ID) $(MUTANT)
+	@$(ZSP) mutants $(RESULTS)/mutants-$(RUN_ID) $(MUTANT) $(ZSP_FLAGS)
 
 check: deps
-	@matrix/check.sh
+	@$(ZSP) check $(ZSP_FLAGS)
 
 selftest:
 	@cd matrix && python3 -m unittest discover -s tests -t . -q
 
 test: deps
-	@matrix/test.sh
+	@matrix/test.sh $(RESULTS) $(ZSP_FLAGS)
 
 clean:
 	rm -rf $(CACHE)/src/*/o-* $(CACHE)/mod
@@ -143,4 +139,4 @@ distclean:
 	rm -rf $(CACHE)
 
 bench: deps
-	@matrix/bench.sh $(RESULTS)/bench-$(RUN_ID) "$(COLD)" $(GUEST_BOOTS) "$(BEFORE)"
+	@matrix/bench.sh $(RESULTS)/bench-$(RUN_ID) "$(COLD)" $(GUEST_BOOTS) "$(BEFORE)" $(ZSP_FLAGS)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh OUT COLD GUEST_BOOTS [BEFORE]: the measurements of "make bench",
+# bench.sh OUT COLD GUEST_BOOTS BEFORE FLAG...: the measurements of "make bench",
 # into OUT/bench.{json,txt}; COLD=1 adds the cold matrix, GUEST_BOOTS (the
 # Makefile's) is the number of boots of the bench module per cell. BEFORE,
 # a commit of this repository, measures the harness as of that commit side
@@ -15,7 +15,7 @@
 #   guest     zero_size_bench.ko in every cell: kmalloc(0)+kfree against
 #             kmalloc(8)+kfree, kfree_bulk() of 1000 objects, slab bytes
 #             held by 10^6 live zero-size allocations
-# Every run's logs stay under OUT.
+# Every run's logs stay under OUT. FLAGs: the Makefile's for zsp.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -35,8 +35,12 @@ stages() {
 	zsp bench record "$PIPE" "$1" --stages "$2"
 }
 
+# matrix_run RUN [FLAG...]: a whole matrix, with the Makefile's flags
+# (later flags override them).
 matrix_run() {
-	zsp run "$1"
+	local run=$1
+	shift
+	zsp run "$run" "${ZSP_FLAGS[@]}" "$@"
 }
 
 # before_setup REV: the harness as of REV in OUT/before (git archive).
@@ -52,6 +56,7 @@ before_setup() {
 # before_run RUN [PATCHES [CACHE [CCACHE]]]: a whole matrix with the
 # harness of BEFORE (its own entry point: matrix/run.sh, or zsp run where
 # it exists), in its cache (default BEFORE_CACHE, with the shared ccache).
+# Harnesses before the flags read ZSP_CACHE and ZSP_PATCHES.
 before_run() {
 	local patches=${2:-$ZSP_PATCHES} cache=${3:-$BEFORE_CACHE} ccache=${4:-$ZSP_CACHE/ccache}
 	if [ -x "$BEFORE/matrix/run.sh" ]; then
@@ -59,7 +64,8 @@ before_run() {
 			"$BEFORE/matrix/run.sh" "$1" "$ZSP_TREES" "$ZSP_ALLOCATORS"
 	else
 		ZSP_CACHE=$cache CCACHE_DIR=$ccache ZSP_PATCHES=$patches \
-			PYTHONPATH="$BEFORE/matrix" python3 -m zsp run "$1"
+			PYTHONPATH="$BEFORE/matrix" python3 -m zsp run "$1" \
+			--cache "$cache" --patches "$patches"
 	fi
 	# A harness that let git's auto gc inherit its lock: wait it out, so
 	# that the next measurement is not refused.
@@ -72,7 +78,7 @@ before_run() {
 cold_matrix() {
 	local cache=$OUT/cold-cache
 	log "bench: cold matrix in $cache (about half an hour on 2 cores)"
-	ZSP_CACHE=$cache CCACHE_DIR=$cache/ccache timed cold_matrix_s matrix_run "$OUT/cold"
+	CCACHE_DIR=$cache/ccache timed cold_matrix_s matrix_run "$OUT/cold" --cache "$cache"
 	stages cold_matrix_stages_s "$OUT/cold"
 	rm -rf "$cache"
 	[ -n "${BEFORE:-}" ] || return 0
@@ -93,8 +99,10 @@ edit_slub_patch() {
 
 main() {
 	OUT=$1
-	GUEST_BOOTS=${3:?usage: bench.sh OUT COLD GUEST_BOOTS [BEFORE]}
+	GUEST_BOOTS=${3:?usage: bench.sh OUT COLD GUEST_BOOTS BEFORE FLAG...}
 	local cold=${2:-} before=${4:-} tree alloc tmp n
+	shift 4
+	settings "$@"
 	mkdir -p "$OUT"
 	PIPE=$OUT/pipeline.json
 	zsp bench record "$PIPE" date --value "$(date -u +%Y-%m-%dT%H:%MZ)"
@@ -115,7 +123,7 @@ main() {
 	timed warm_rerun_s matrix_run "$OUT/warm"
 	stages warm_rerun_stages_s "$OUT/warm"
 	log "bench: rerun of the matrix, nothing changed, FRESH=1"
-	ZSP_FRESH=1 timed warm_fresh_rerun_s matrix_run "$OUT/fresh"
+	timed warm_fresh_rerun_s matrix_run "$OUT/fresh" --fresh
 	stages warm_fresh_rerun_stages_s "$OUT/fresh"
 	log "bench: rerun of the patched cells after an edit of the SLUB patch"
 	tmp=$(mktemp -d)
@@ -125,21 +133,21 @@ main() {
 		timed before_slub_patch_edit_rerun_s before_run "$OUT/before-edit" "$tmp"
 		stages before_slub_patch_edit_stages_s "$OUT/before-edit"
 	fi
-	timed slub_patch_edit_rerun_s zsp run "$OUT/edit" --trees patched --patches "$tmp"
+	timed slub_patch_edit_rerun_s matrix_run "$OUT/edit" --trees patched --patches "$tmp"
 	stages slub_patch_edit_stages_s "$OUT/edit"
 	rm -rf "$tmp"
-	with_locks src-patched -- env PYTHONPATH="$ZSP_ROOT/matrix" python3 -m zsp tree patched >/dev/null
+	zsp tree patched "${ZSP_FLAGS[@]}" >/dev/null
 	log "bench: peer, kunit.py run --arch=x86_64 beside a FRESH=1 cell (slub)"
-	"$ZSP_ROOT/matrix/peer.sh" slub "$OUT/peer" || true
+	"$ZSP_ROOT/matrix/peer.sh" slub "$OUT/peer" "${ZSP_FLAGS[@]}" || true
 	PIPE=$OUT/peer/cell-time.json
 	# The same suite alone, as kunit.py runs it: no upstream test modules.
-	timed peer_cell_s zsp cell --fresh --tree patched --alloc slub --out "$OUT/peer/cell" \
-		--modules zero_size_test
+	timed peer_cell_s zsp cell --tree patched --alloc slub --out "$OUT/peer/cell" \
+		--modules zero_size_test "${ZSP_FLAGS[@]}" --fresh
 	log "bench: zero_size_bench.ko, $GUEST_BOOTS boots per cell, interleaved"
 	for n in $(seq "$GUEST_BOOTS"); do
 		for alloc in $ZSP_ALLOCATORS; do
 			for tree in $ZSP_TREES; do
-				zsp bench guest "$OUT" "$tree" "$alloc" "$n" || true
+				zsp bench guest "$OUT" "$tree" "$alloc" "$n" "${ZSP_FLAGS[@]}" || true
 			done
 		done
 	done

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# bisect-selftest.sh: "make bisect" finds a planted bad patch. A copy of the
-# series gets tests/data/bad-slub-bulk-free.patch right after the SLUB fix:
-# it breaks kfree_bulk() of sentinels on SLUB only. Bisecting SLUB from the
-# SLUB fix (good) to the tip must name exactly that patch; bisecting SLAB
-# over the same range must report that nothing in it is bad.
-# Prints "ok"/"FAIL" lines, one per check.
+# bisect-selftest.sh RESULTS FLAG...: "make bisect" finds a planted bad
+# patch. A copy of the series gets tests/data/bad-slub-bulk-free.patch
+# right after the SLUB fix: it breaks kfree_bulk() of sentinels on SLUB
+# only. Bisecting SLUB from the SLUB fix (good) to the tip must name
+# exactly that patch; bisecting SLAB over the same range must report that
+# nothing in it is bad. FLAGs: the Makefile's for zsp. Prints "ok"/"FAIL"
+# lines, one per check.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -35,17 +36,21 @@ expect() {
 }
 
 main() {
-	local good
+	local results=$1 good
+	shift
+	settings "$@"
 	# Global: the EXIT trap needs it after main returns.
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT
 	good=$(plant_bad_patch "$tmp")
+	# What "make bisect ALLOC=... GOOD=... PATCHES=..." runs.
+	ZSP_FLAGS+=(--patches "$tmp")
 	expect "bisect slub names the planted patch" \
 		"first bad patch on slub: slub/$BAD_NAME" \
-		make -C "$ZSP_ROOT" bisect ALLOC=slub GOOD="$good" PATCHES="$tmp"
+		zsp bisect "$results/bisect-selftest-slub-$$" --alloc slub --good "$good" "${ZSP_FLAGS[@]}"
 	expect "bisect slab finds nothing bad" \
 		"nothing in .* is bad on slab" \
-		make -C "$ZSP_ROOT" bisect ALLOC=slab GOOD="$good" PATCHES="$tmp"
+		zsp bisect "$results/bisect-selftest-slab-$$" --alloc slab --good "$good" "${ZSP_FLAGS[@]}"
 }
 
 main "$@"

@@ -8,15 +8,11 @@ zsp() {
 	PYTHONPATH="$ZSP_ROOT/matrix" python3 -m zsp "$@"
 }
 
-ZSP_CACHE=${ZSP_CACHE:-$ZSP_ROOT/build}
-ZSP_PATCHES=${ZSP_PATCHES:-$ZSP_ROOT/patches}
-ZSP_CONFIGS=${ZSP_CONFIGS:-$ZSP_ROOT/configs}
 # The axes come from zsp/axes.py, their one place.
 ZSP_ALLOCATORS=$(zsp axes allocators)
+# shellcheck disable=SC2034 # read by the scripts that source this
 ZSP_TREES=$(zsp axes trees)
-# Only what the caller set travels on: the Python side finds each kernel's
-# own defaults (a 6.1 default exported here would override another's).
-export ZSP_ROOT ZSP_CACHE
+export ZSP_ROOT
 
 # die MSG: the one-line error every script ends with on bad input.
 die() {
@@ -40,11 +36,23 @@ check_alloc() {
 	esac
 }
 
-check_tree() {
-	case " $ZSP_TREES " in
-	*" $1 "*) ;;
-	*) die "unknown TREE '$1'; valid: $ZSP_TREES both" ;;
-	esac
+# settings FLAG...: the Makefile's flags for zsp (its ZSP_FLAGS: --cache,
+# and --patches, --fresh, --jobs when set), kept in the array ZSP_FLAGS
+# for every zsp call; ZSP_CACHE and ZSP_PATCHES are the two the scripts
+# read themselves.
+settings() {
+	ZSP_FLAGS=("$@")
+	ZSP_CACHE=''
+	ZSP_PATCHES=''
+	while [ $# -gt 1 ]; do
+		case $1 in
+		--cache) ZSP_CACHE=$2 ;;
+		--patches) ZSP_PATCHES=$2 ;;
+		esac
+		shift
+	done
+	[ -n "$ZSP_CACHE" ] || die "no --cache among the flags '${ZSP_FLAGS[*]}'; run this through make"
+	ZSP_PATCHES=$(zsp series --dir ${ZSP_PATCHES:+--patches "$ZSP_PATCHES"})
 }
 
 src_dir() { printf '%s/src/%s\n' "$ZSP_CACHE" "$1"; }
@@ -56,7 +64,7 @@ src_dir() { printf '%s/src/%s\n' "$ZSP_CACHE" "$1"; }
 # and ends after CMD, however CMD ends. Locks a caller already holds for
 # us (ZSP_LOCKS, set by zsp locked) are not taken again.
 with_locks() {
-	local names=() n
+	local names=()
 	while [ "$1" != -- ]; do
 		case " ${ZSP_LOCKS:-} " in
 		*" $1 "*) ;;
@@ -86,29 +94,4 @@ relock() {
 	[ "$need" -eq 1 ] || return 0
 	with_locks "$@"
 	exit
-}
-
-# back_to_series SRC: after bisect or series-check moved the patched tree's
-# HEAD, check the applied series out again; if that is not possible, drop
-# the stamp so that the next run applies the series afresh.
-back_to_series() {
-	git -C "$1" bisect reset >/dev/null 2>&1 || true
-	git -C "$1" checkout -q zsp-series 2>/dev/null || rm -f "$1/.git/zsp-series"
-}
-
-# link_patched_copy DST: make DST a hard-linked copy of the patched tree
-# (without .git and O= dirs) unless it already is one of the current
-# series; O= dirs inside DST stay. git writes a changed file anew (a new
-# inode), so a link never carries a change from one tree into the other.
-# Returns 1 when DST was already current.
-link_patched_copy() {
-	local src dst=$1 stamp
-	src=$(src_dir patched)
-	stamp=$(cat "$src/.git/zsp-series")
-	[ "$(cat "$dst/.zsp-copy" 2>/dev/null)" != "$stamp" ] || return 1
-	mkdir -p "$dst"
-	find "$dst" -mindepth 1 -maxdepth 1 ! -name 'o-*' -exec rm -rf {} +
-	(cd "$src" && find . -mindepth 1 -maxdepth 1 ! -name .git ! -name 'o-*' \
-		-exec cp -al {} "$dst/" \;)
-	printf '%s\n' "$stamp" >"$dst/.zsp-copy"
 }

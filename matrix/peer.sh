@@ -1,21 +1,20 @@
 #!/usr/bin/env bash
-# peer.sh ALLOC OUT: the contract suite as the kernel's own tooling runs it,
+# peer.sh ALLOC OUT FLAG...: the contract suite as the kernel's own tooling runs it,
 # for "make bench" to set beside a cell of the matrix. The suite is built
 # into a copy of the patched tree (lib/zsp-kunit, CONFIG_ZSP_KUNIT_TEST) and
 # run by that tree's tools/testing/kunit/kunit.py run --arch=x86_64 with
 # configs/base.config and configs/ALLOC.config as kunitconfig. Writes
 # OUT/peer.json: wall seconds of a first and a second kunit.py run, and
 # its verdicts. The copy shares the patched tree's files (hard links).
+# FLAGs: the Makefile's for zsp.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-
-PEER=$ZSP_CACHE/peer
 
 # peer_tree: lib/zsp-kunit in a hard-linked copy of the patched tree,
 # made again when the series changed.
 peer_tree() {
-	if link_patched_copy "$PEER/src"; then
-		log "peer: copied the patched tree to $PEER/src"
+	zsp copy-tree "$PEER/src" "${ZSP_FLAGS[@]}"
+	if ! grep -q ZSP_KUNIT_TEST "$PEER/src/lib/Makefile"; then
 		# sed -i writes new files: the patched tree's stay as they are.
 		sed -i '$a\
 obj-$(CONFIG_ZSP_KUNIT_TEST) += zsp-kunit/' "$PEER/src/lib/Makefile"
@@ -36,7 +35,7 @@ config ZSP_KUNIT_TEST\
 # kunitconfig ALLOC: the matrix's fragments without their modules (this
 # kernel has the suite built in), plus the suite.
 kunitconfig() {
-	grep -hv '=m$' "$ZSP_CONFIGS/base.config" "$ZSP_CONFIGS/$1.config"
+	grep -hv '=m$' "$ZSP_ROOT/configs/base.config" "$ZSP_ROOT/configs/$1.config"
 	echo 'CONFIG_ZSP_KUNIT_TEST=y'
 }
 
@@ -55,11 +54,14 @@ kunit_run() {
 main() {
 	ALLOC=$1
 	local out=$2
+	shift 2
+	settings "$@"
+	PEER=$ZSP_CACHE/peer
 	check_alloc "$ALLOC"
 	[ -f "$(src_dir patched)/.git/zsp-series" ] ||
 		die "peer needs the patched tree; run: make run ALLOC=$ALLOC TREE=patched"
 	mkdir -p "$out"
-	relock peer -- "$0" "$@"
+	relock peer -- "$0" "$ALLOC" "$out" "$@"
 	rm -f "$out/peer-times"
 	peer_tree
 	kunitconfig "$ALLOC" >"$out/kunitconfig"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# test.sh: everything "make test" runs, cheapest first, each stage counted,
+# test.sh RESULTS FLAG...: everything "make test" runs, cheapest first, each stage counted,
 # then one summary line "N passed, N failed" (", N skipped" when a test
 # really skipped):
 #   selftest  harness unit tests (fake QEMU, console, table)
@@ -14,12 +14,11 @@
 #             once, broken KTAP
 #   bisect    make bisect finds a planted bad patch (bisect-selftest.sh)
 #   mutants   every plausible wrong fix in matrix/mutants/ is killed by
-#             some contract case (mutants.sh)
+#             some contract case (zsp mutants)
+# Runs go to RESULTS; FLAGs are the Makefile's for zsp, plus --fresh: no
+# cell results reused from earlier runs (zsp/cache.py).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-
-# Tests run: no cell results reused from earlier runs (zsp/cache.py).
-export ZSP_FRESH=1
 
 PASSED=0
 FAILED=0
@@ -64,13 +63,13 @@ stage_selftest() {
 }
 
 stage_check() {
-	tally_lines check "$("$ZSP_ROOT/matrix/check.sh" 2>&1 || true)"
+	tally_lines check "$(zsp check "${ZSP_FLAGS[@]}" 2>&1 || true)"
 }
 
 stage_matrix() {
 	local p f s
-	RUN_DIR="$ZSP_ROOT/results/test-$(date +%Y%m%d-%H%M%S)-$$"
-	zsp run "$RUN_DIR" >&2 || true
+	RUN_DIR="$RESULTS/test-$(date +%Y%m%d-%H%M%S)-$$"
+	zsp run "$RUN_DIR" "${ZSP_FLAGS[@]}" >&2 || true
 	if [ ! -f "$RUN_DIR/results.json" ]; then
 		tally 0 1 "matrix (no results.json in $RUN_DIR)"
 		return
@@ -85,20 +84,26 @@ stage_baseline() {
 }
 
 stage_faults() {
+	# The fault tests work on the cache of this run.
+	ZSP_TEST_CACHE=$ZSP_CACHE
+	export ZSP_TEST_CACHE
 	unittests faults 'faults_*.py'
 }
 
 stage_bisect() {
-	tally_lines bisect "$("$ZSP_ROOT/matrix/bisect-selftest.sh" || true)"
+	tally_lines bisect "$("$ZSP_ROOT/matrix/bisect-selftest.sh" "$RESULTS" "${ZSP_FLAGS[@]}" || true)"
 }
 
 stage_mutants() {
 	local dir
-	dir="$ZSP_ROOT/results/mutants-$(date +%Y%m%d-%H%M%S)-$$"
-	tally_lines mutants "$("$ZSP_ROOT/matrix/mutants.sh" "$dir" || true)"
+	dir="$RESULTS/mutants-$(date +%Y%m%d-%H%M%S)-$$"
+	tally_lines mutants "$(zsp mutants "$dir" "${ZSP_FLAGS[@]}" || true)"
 }
 
 main() {
+	RESULTS=$1
+	shift
+	settings "$@" --fresh
 	stage_selftest
 	stage_check
 	stage_matrix

@@ -20,11 +20,16 @@ from typing import Dict, List
 HERE = os.path.dirname(os.path.abspath(__file__))
 MATRIX = os.path.dirname(HERE)
 ROOT = os.path.dirname(MATRIX)
-CACHE = os.environ.get('ZSP_CACHE', os.path.join(ROOT, 'build'))
-# Every cell these tests start must really build and boot (zsp/cache.py).
-os.environ.setdefault('ZSP_FRESH', '1')
+sys.path.insert(0, MATRIX)
+from zsp.pipeline import DEFAULT_CACHE  # noqa: E402
+
+# The cache of the run (make test sets it); else zsp's default.
+CACHE = os.environ.get('ZSP_TEST_CACHE', DEFAULT_CACHE)
 PATCHED = os.path.join(CACHE, 'src', 'patched')
 ZSP = [sys.executable, '-m', 'zsp']
+# After a pipeline command's arguments: this cache, and every cell these
+# tests start must really build and boot (zsp/cache.py).
+SETTINGS = ['--cache', CACHE, '--fresh']
 os.environ['PYTHONPATH'] = MATRIX
 
 
@@ -70,14 +75,14 @@ class BadInput(unittest.TestCase):
 			self.one_line(self.make(target), 'only in QEMU guests')
 
 	def test_unknown_case(self) -> None:
-		r = run([os.path.join(MATRIX, 'bisect.sh'), tempfile.mkdtemp(), 'slub',
-			 'base', '', 'z9_nonsense'])
+		r = run(ZSP + ['bisect', tempfile.mkdtemp(), '--alloc', 'slub',
+			       '--case', 'z9_nonsense'] + SETTINGS)
 		self.assertNotEqual(r.returncode, 0)
 		self.assertIn("unknown CASE 'z9_nonsense'", error_lines(r.stderr)[0])
 
 	def test_good_that_does_not_exist(self) -> None:
-		r = run([os.path.join(MATRIX, 'bisect.sh'), tempfile.mkdtemp(), 'slub',
-			 'no-such-patch.patch'])
+		r = run(ZSP + ['bisect', tempfile.mkdtemp(), '--alloc', 'slub',
+			       '--good', 'no-such-patch.patch'] + SETTINGS)
 		self.assertNotEqual(r.returncode, 0)
 		self.assertIn("'no-such-patch.patch' is neither a patch", error_lines(r.stderr)[-1])
 
@@ -128,7 +133,7 @@ class BadSeriesAndConfig(unittest.TestCase):
 		# Context that is not in mm/slub.c.
 		self.edit_slub_patch(' void kmem_cache_free(struct kmem_cache *s, void *x)',
 				     ' void kmem_cache_free(struct kmem_cache *s, void *object)')
-		r = run(ZSP + ['tree', 'patched', '--patches', self.patches])
+		r = run(ZSP + ['tree', 'patched', '--patches', self.patches] + SETTINGS)
 		self.assertNotEqual(r.returncode, 0)
 		errs = error_lines(r.stderr)
 		self.assertEqual(len(errs), 1, errs)
@@ -144,7 +149,7 @@ class BadSeriesAndConfig(unittest.TestCase):
 		with open(os.path.join(configs, 'slab.config'), 'a') as f:
 			f.write('CONFIG_SLUB_KUNIT_TEST=m\n')	# needs SLUB
 		r = run(ZSP + ['step', 'config', '--tree', 'vanilla', '--alloc', 'slab',
-			       '--configs', configs, '--obj-prefix', 'o-faulttest-'])
+			       '--configs', configs, '--obj-prefix', 'o-faulttest-'] + SETTINGS)
 		shutil.rmtree(os.path.join(CACHE, 'src', 'vanilla', 'o-faulttest-slab'),
 			      ignore_errors=True)
 		self.assertNotEqual(r.returncode, 0)
@@ -157,7 +162,7 @@ class BadSeriesAndConfig(unittest.TestCase):
 				     '+\tthis is not C;')
 		out = os.path.join(self.tmp, 'run')
 		r = run(ZSP + ['run', out, '--trees', 'patched', '--allocs', 'slub slab',
-			       '--patches', self.patches], timeout=1800)
+			       '--patches', self.patches] + SETTINGS, timeout=1800)
 		self.assertNotEqual(r.returncode, 0)
 		with open(os.path.join(out, 'patched-slub', 'error')) as f:
 			err = f.read()
@@ -173,7 +178,8 @@ class BadSeriesAndConfig(unittest.TestCase):
 class Interrupted(unittest.TestCase):
 
 	def start_cell(self, out: str) -> subprocess.Popen:
-		return subprocess.Popen(ZSP + ['cell', '--tree', 'patched', '--alloc', 'slab', '--out', out],
+		return subprocess.Popen(ZSP + ['cell', '--tree', 'patched', '--alloc', 'slab',
+						'--out', out] + SETTINGS,
 					stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
 					start_new_session=True)
 
@@ -196,7 +202,8 @@ class Interrupted(unittest.TestCase):
 		self.assertEqual([f for f in os.listdir(out) if f.endswith('.tmp')], [])
 		self.assertFalse(os.path.exists(os.path.join(out, 'cell.json')))
 		# The next run works without make clean.
-		r = run(ZSP + ['cell', '--tree', 'patched', '--alloc', 'slab', '--out', out], timeout=900)
+		r = run(ZSP + ['cell', '--tree', 'patched', '--alloc', 'slab', '--out', out] + SETTINGS,
+			timeout=900)
 		self.assertEqual(r.returncode, 0, r.stderr[-500:])
 		self.assertTrue(os.path.exists(os.path.join(out, 'cell.json')))
 
@@ -209,17 +216,19 @@ class Interrupted(unittest.TestCase):
 		os.killpg(p.pid, signal.SIGTERM)
 		p.wait(60)
 		r = run(ZSP + ['step', 'kernel', '--tree', 'patched', '--alloc', 'slab',
-			       '--log', os.path.join(out, 'build2.log')], timeout=1800)
+			       '--log', os.path.join(out, 'build2.log')] + SETTINGS, timeout=1800)
 		self.assertEqual(r.returncode, 0, r.stderr[-500:])
 
 	def test_two_runs_at_once(self) -> None:
 		out = tempfile.mkdtemp()
-		first = subprocess.Popen(ZSP + ['run', out + '/a', '--trees', 'patched', '--allocs', 'slab'],
+		first = subprocess.Popen(ZSP + ['run', out + '/a', '--trees', 'patched',
+						 '--allocs', 'slab'] + SETTINGS,
 					 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
 					 start_new_session=True)
 		try:
 			self.wait_for(os.path.join(out, 'a', 'patched-slab'))
-			r = run(ZSP + ['run', out + '/b', '--trees', 'patched', '--allocs', 'slab'])
+			r = run(ZSP + ['run', out + '/b', '--trees', 'patched', '--allocs', 'slab']
+				+ SETTINGS)
 			self.assertNotEqual(r.returncode, 0)
 			errs = error_lines(r.stderr)
 			self.assertEqual(len(errs), 1, errs)

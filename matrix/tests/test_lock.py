@@ -61,8 +61,8 @@ class LockTest(unittest.TestCase):
 		self.cache = os.path.join(self.dir, 'cache')
 		self.daemons = os.path.join(self.dir, 'daemons')
 		self.hang = os.path.join(self.dir, 'hanging')
-		self.env: Dict[str, str] = dict(os.environ, ZSP_CACHE=self.cache,
-						PYTHONPATH=MATRIX,
+		self.flags = ['--cache', self.cache]
+		self.env: Dict[str, str] = dict(os.environ, PYTHONPATH=MATRIX,
 						ZSP_TEST_DAEMONS=self.daemons)
 		self.env.pop('ZSP_LOCKS', None)
 
@@ -93,12 +93,12 @@ class LockTest(unittest.TestCase):
 		with open(os.path.join(patches, '0001-broken.patch'), 'w') as f:
 			f.write('From: a <a@b>\nSubject: [PATCH] x: y\n\n---\n'
 				'--- a/nonexistent.c\n+++ b/nonexistent.c\n@@ -1 +1 @@\n-a\n+b\n')
-		self.env.update(ZSP_TARBALL=tarball, ZSP_PATCHES=patches)
+		self.flags += ['--tarball', tarball, '--patches', patches]
 
-	def run_sh(self, name: str) -> subprocess.Popen[str]:
+	def run_zsp(self, name: str) -> subprocess.Popen[str]:
 		return subprocess.Popen([sys.executable, '-m', 'zsp', 'run',
 					 os.path.join(self.dir, 'results', name),
-					 '--trees', 'vanilla patched', '--allocs', 'slub'],
+					 '--trees', 'vanilla patched', '--allocs', 'slub'] + self.flags,
 					env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
 					text=True, start_new_session=True)
 
@@ -111,7 +111,7 @@ class LockTest(unittest.TestCase):
 		"""Right after: the same locks are free, and a whole run gets them."""
 		r = self.locked(['true'])
 		self.assertEqual(r.returncode, 0, r.stderr)
-		p = self.run_sh('rerun')
+		p = self.run_zsp('rerun')
 		out, err = p.communicate(timeout=120)
 		self.assertNotIn(BUSY, err)
 		# It ran to its table (every cell an error: the tree is fake).
@@ -135,7 +135,7 @@ class LockTest(unittest.TestCase):
 
 	def test_failed_tree_then_rerun(self) -> None:
 		self.fake_tree()
-		p = self.run_sh('failed')
+		p = self.run_zsp('failed')
 		out, err = p.communicate(timeout=120)
 		self.assertIn('patch 0001-broken.patch does not apply', err)
 		wait_for(self.daemons)
@@ -144,7 +144,7 @@ class LockTest(unittest.TestCase):
 	def test_sigint_mid_build_then_rerun(self) -> None:
 		self.fake_tree()
 		self.env['ZSP_TEST_HANG'] = self.hang
-		p = self.run_sh('interrupted')
+		p = self.run_zsp('interrupted')
 		wait_for(self.hang, 60)
 		# Ctrl-C: the whole process group.
 		os.killpg(p.pid, signal.SIGINT)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-"""python3 -m zsp bisect-verdict (git bisect run): only pass passes, and
-rows outside the cases always count."""
+"""The bisect step's verdict (zsp/commits.py, for git bisect run): only
+pass passes, and rows outside the cases always count."""
 
 import contextlib
 import io
@@ -10,7 +10,7 @@ import tempfile
 import unittest
 from typing import List
 
-from zsp import __main__ as cli
+from zsp import commits
 
 
 def case(name: str, status: str, suite: str = 'zero_size_free') -> dict:
@@ -25,7 +25,7 @@ class VerdictTest(unittest.TestCase):
 			with open(path, 'w') as f:
 				json.dump({'cases': cases}, f)
 			with contextlib.redirect_stderr(io.StringIO()):
-				return cli.main(['bisect-verdict', path, '--case', want])
+				return commits.verdict_of(path, want)
 
 	def test_all_pass(self) -> None:
 		self.assertEqual(self.verdict([case('z2_kfree', 'pass')]), 0)

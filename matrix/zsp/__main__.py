@@ -8,7 +8,8 @@ import os
 import sys
 from typing import Callable, Dict, List, Optional
 
-from . import axes, baseline, bench, lock, pipeline, qemu, results, runner, series, series_table, table
+from . import (axes, baseline, bench, check, commits, lock, mutants, pipeline, qemu, results,
+	       runner, series, series_table, table)
 from .kernel import CellBuild, Tree
 from .kernel_errors import KernelError
 
@@ -27,7 +28,9 @@ def cmd_cell(args: argparse.Namespace) -> int:
 def cmd_tree(args: argparse.Namespace) -> int:
 	s = pipeline.settings(args)
 	pipeline.check_axes(s.kernel, [args.tree], [])
-	print(Tree(s, args.tree).prepare(args.timings))
+	tree = Tree(s, args.tree)
+	with lock.held(s.cache, lock.to_take([tree.lock])):
+		print(tree.prepare(args.timings))
 	return 0
 
 
@@ -40,7 +43,11 @@ def cmd_step(args: argparse.Namespace) -> int:
 
 
 def cmd_series(args: argparse.Namespace) -> int:
-	patches = args.patches or os.path.join(axes.ROOT, axes.KERNELS[args.kernel_version].patches)
+	patches = os.path.abspath(args.patches) if args.patches else \
+		os.path.join(axes.ROOT, axes.KERNELS[args.kernel_version].patches)
+	if args.dir:
+		print(patches)
+		return 0
 	for name in series.entries(patches):
 		print(os.path.join(patches, name) if args.paths else name)
 	return 0
@@ -71,25 +78,30 @@ def cmd_series_table(args: argparse.Namespace) -> int:
 	return series_table.main(args.run)
 
 
-def cmd_bisect_verdict(args: argparse.Namespace) -> int:
-	good, why = results.bisect_verdict(results.load_cases(args.cell_json), args.case)
-	for line in why:
-		print(f'  {line}', file=sys.stderr)
-	return 0 if good else 1
+def cmd_bisect(args: argparse.Namespace) -> int:
+	return commits.bisect(pipeline.settings(args), args)
 
 
-def cmd_mutant_verdict(args: argparse.Namespace) -> int:
-	verdict, why = results.mutant_verdict(results.load_cases(args.cell_json))
-	print(f'{verdict}\t{why}')
+def cmd_bisect_step(args: argparse.Namespace) -> int:
+	return commits.bisect_step(pipeline.settings(args), args)
+
+
+def cmd_series_check(args: argparse.Namespace) -> int:
+	return commits.series_check(pipeline.settings(args), args)
+
+
+def cmd_mutants(args: argparse.Namespace) -> int:
+	return mutants.main(pipeline.settings(args), args)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+	return check.main(pipeline.settings(args))
+
+
+def cmd_copy_tree(args: argparse.Namespace) -> int:
+	s = pipeline.settings(args)
+	mutants.link_copy(Tree(s, 'patched').src, args.dst)
 	return 0
-
-
-def cmd_mutant_table(args: argparse.Namespace) -> int:
-	with open(args.tsv) as f:
-		rows = [line.rstrip('\n').split('\t', 3) for line in f]
-	text, ok = results.mutant_table(rows)
-	print(text)
-	return 0 if ok else 1
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
@@ -178,10 +190,11 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('--log', default='', help="the step's output")
 	pipeline.add_settings(sp)
 	sp = add('series', cmd_series, "print the series' patch names, in order")
-	sp.add_argument('--patches', default=os.environ.get('ZSP_PATCHES', ''),
+	sp.add_argument('--patches', default='',
 			help="the series' directory (default: the kernel's)")
 	sp.add_argument('--kernel-version', default=axes.DEFAULT_KERNEL, choices=list(axes.KERNELS))
 	sp.add_argument('--paths', action='store_true', help='print paths, not names')
+	sp.add_argument('--dir', action='store_true', help="print the series' directory")
 	runner.add_arguments(add('boot-cell', cmd_boot_cell,
 				 "boot one cell's kernel until every case has a result"))
 	qemu.add_arguments(add('boot', cmd_boot, 'one watched QEMU boot; prints its outcome'))
@@ -193,17 +206,40 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('run', help='the run directory (with results.json)')
 	sp.add_argument('--baseline', default='', help="the default kernel's baseline file "
 			"(default: its record's, matrix/baseline-vanilla.txt)")
+	sp = add('bisect', cmd_bisect, 'the first patch of the series that breaks one allocator')
+	sp.add_argument('run', help='the run directory (results/bisect-ALLOC-RUN)')
+	sp.add_argument('--alloc', required=True, help='the allocator (ALLOC=)')
+	sp.add_argument('--good', default='base',
+			help='a patch file name, "base" or a commit (GOOD=; default: %(default)s)')
+	sp.add_argument('--bad', default='', help='the same (BAD=; default: the last patch)')
+	sp.add_argument('--case', default='', help='judge this case only (CASE=)')
+	pipeline.add_settings(sp)
+	pipeline.add_limits(sp)
+	sp = add('bisect-step', cmd_bisect_step, 'one step of git bisect run at the patched '
+		 f'tree\'s HEAD: exit 0 good, 1 bad, {pipeline.CANNOT_TEST} cannot test')
+	sp.add_argument('--alloc', required=True, help='the allocator')
+	sp.add_argument('--case', default='', help='judge this case only')
+	sp.add_argument('--run', required=True, help="the bisect's run directory")
+	pipeline.add_settings(sp)
+	pipeline.add_limits(sp)
+	sp = add('series-check', cmd_series_check, 'every prefix of the series x every allocator')
+	sp.add_argument('run', help='the run directory (results/series-RUN)')
+	pipeline.add_settings(sp)
+	pipeline.add_limits(sp)
+	sp = add('mutants', cmd_mutants, 'every wrong fix in matrix/mutants/ must be killed')
+	sp.add_argument('run', help='the run directory (results/mutants-RUN)')
+	sp.add_argument('mutants', nargs='*', metavar='MUTANT', help='only these (MUTANT=)')
+	pipeline.add_settings(sp)
+	pipeline.add_limits(sp)
+	sp = add('check', cmd_check, 'shellcheck, mypy --strict; the series: git am, '
+		 'checkpatch --strict, sign-off')
+	pipeline.add_settings(sp)
+	sp = add('copy-tree', cmd_copy_tree, 'a hard-linked copy of the patched tree '
+		 '(without .git and O= dirs)')
+	sp.add_argument('dst', help='the copy')
+	pipeline.add_settings(sp)
 	sp = add('series-table', cmd_series_table, "series-check's prefix x allocator table")
 	sp.add_argument('run', help='the series-check run directory')
-	sp = add('bisect-verdict', cmd_bisect_verdict,
-		 'exit 0 when a cell is good for git bisect run, 1 when not')
-	sp.add_argument('cell_json', help="the commit's cell.json")
-	sp.add_argument('--case', default='', help='judge this case only (and the rows outside cases)')
-	sp = add('mutant-verdict', cmd_mutant_verdict,
-		 'print killed|survived|error and why, for one mutant cell')
-	sp.add_argument('cell_json', help="the mutant's cell.json")
-	sp = add('mutant-table', cmd_mutant_table, 'the mutant -> killing cases table')
-	sp.add_argument('tsv', help="mutants.sh's mutants.tsv")
 	sp = add('bench', cmd_bench, "make bench's measurements")
 	bsub = sp.add_subparsers(dest='what', required=True, metavar='WHAT')
 	g = bsub.add_parser('guest', help='boot the bench module once in one cell')
@@ -242,7 +278,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 	args = build_parser().parse_args(argv)
 	try:
 		rc: int = args.handler(args)
-	except (results.SchemaError, pipeline.AxisError, lock.LockBusy, KernelError) as e:
+	except (results.SchemaError, pipeline.AxisError, lock.LockBusy, KernelError,
+		commits.BisectError, mutants.MutantError) as e:
 		print(f'error: {e}', file=sys.stderr)
 		return 1
 	except KeyboardInterrupt:

@@ -53,6 +53,13 @@ def held(cache: str, names: List[str]) -> Iterator[None]:
 			os.close(fd)
 
 
+def to_take(names: List[str]) -> List[str]:
+	"""The names a caller (run_locked, up the process tree) does not
+	already hold for us."""
+	by_caller = os.environ.get(HELD_ENV, '').split()
+	return [n for n in names if n not in by_caller]
+
+
 def run_locked(cache: str, names: List[str], cmd: List[str]) -> int:
 	"""Runs cmd under the locks; returns its exit status (128 + signal
 	when a signal ended it). SIGINT, SIGTERM and SIGHUP are passed on to

@@ -28,6 +28,8 @@ from .progress import log
 
 # "cannot test": what git bisect run wants for a commit that does not build.
 CANNOT_TEST = 125
+# The cache when no --cache (CACHE=) names one.
+DEFAULT_CACHE = os.path.join(axes.ROOT, 'build')
 
 
 class Boot:
@@ -165,10 +167,7 @@ def run(s: Settings, args: argparse.Namespace) -> int:
 	allocs: List[str] = args.allocs.split() or list(axes.allocators(s.kernel))
 	check_axes(s.kernel, trees, allocs)
 	os.makedirs(args.run, exist_ok=True)
-	# A caller that runs us under its locks (lib.sh's with_locks) holds them.
-	by_caller = os.environ.get(lock.HELD_ENV, '').split()
-	locks = [Tree(s, t).lock for t in trees]
-	with lock.held(s.cache, [n for n in locks if n not in by_caller]):
+	with lock.held(s.cache, lock.to_take([Tree(s, t).lock for t in trees])):
 		run_cells(s, args, trees, allocs)
 	return table.main(args.run)
 
@@ -225,29 +224,37 @@ def check_axes(kernel: str, trees: List[str], allocs: List[str]) -> None:
 
 
 def add_settings(p: argparse.ArgumentParser) -> None:
-	"""The flags every pipeline command takes. Their defaults: the
-	Makefile's variables (exported as ZSP_*), else the repository's."""
-	env = os.environ.get
-	p.add_argument('--cache', default=env('ZSP_CACHE', os.path.join(axes.ROOT, 'build')),
-		       help='the cache directory: trees, O= dirs, ccache, locks (CACHE=)')
-	p.add_argument('--kernel-version', default=axes.DEFAULT_KERNEL, choices=list(axes.KERNELS),
-		       help='the kernel (zsp/axes.py)')
+	"""The flags every pipeline command takes (the Makefile's variables in
+	brackets). Their defaults are Settings' (kernel.py), the one place."""
+	d = Settings(cache=DEFAULT_CACHE)
+	p.add_argument('--cache', default=DEFAULT_CACHE,
+		       help='the cache directory: trees, O= dirs, ccache, locks (CACHE=; '
+		       'default: %(default)s)')
+	p.add_argument('--kernel-version', default=d.kernel, choices=list(axes.KERNELS),
+		       help='the kernel (zsp/axes.py; default: %(default)s)')
 	p.add_argument('--profile', default=axes.DEFAULT_PROFILE, choices=list(axes.PROFILES),
-		       help='the config profile (zsp/axes.py)')
-	p.add_argument('--patches', default=env('ZSP_PATCHES', ''),
+		       help='the config profile (zsp/axes.py; default: %(default)s)')
+	p.add_argument('--patches', default='',
 		       help="the series' directory (PATCHES=; default: the kernel's)")
-	p.add_argument('--configs', default=env('ZSP_CONFIGS', ''),
+	p.add_argument('--configs', default='',
 		       help='the config fragments (default: configs/)')
-	p.add_argument('--tarball', default=env('ZSP_TARBALL', ''),
+	p.add_argument('--tarball', default='',
 		       help="the kernel's source tarball (default: its Debian package's)")
-	p.add_argument('--fresh', action='store_true', default=bool(env('ZSP_FRESH')),
+	p.add_argument('--fresh', action='store_true',
 		       help='run kbuild and boot even when no input changed (FRESH=1)')
-	p.add_argument('--jobs', type=int,
-		       default=int(env('ZSP_JOBS', '0')) or default_jobs(),
+	p.add_argument('--jobs', type=int, default=0,
 		       help='make -j for kernel builds (JOBS=; default: every core)')
-	p.add_argument('--obj-prefix', default='o-',
+	p.add_argument('--obj-prefix', default=d.obj_prefix,
 		       help='O= dirs are TREE/PREFIXALLOC (self-tests use scratch ones)')
-	p.add_argument('--busybox', default='/bin/busybox', help='the static busybox for /init')
+	p.add_argument('--busybox', default=d.busybox, help='the static busybox for /init')
+
+
+def settings_argv(s: Settings) -> List[str]:
+	"""The flags that give another zsp process the same Settings."""
+	argv = ['--cache', s.cache, '--kernel-version', s.kernel, '--patches', s.patches,
+		'--configs', s.configs, '--tarball', s.tarball, '--jobs', str(s.jobs),
+		'--obj-prefix', s.obj_prefix, '--busybox', s.busybox]
+	return argv + (['--fresh'] if s.fresh else [])
 
 
 def add_limits(p: argparse.ArgumentParser) -> None:
@@ -260,5 +267,5 @@ def settings(args: argparse.Namespace) -> Settings:
 	return Settings(cache=os.path.abspath(args.cache), kernel=args.kernel_version,
 			patches=os.path.abspath(args.patches) if args.patches else '',
 			configs=os.path.abspath(args.configs) if args.configs else '',
-			tarball=args.tarball, fresh=args.fresh, jobs=args.jobs,
+			tarball=args.tarball, fresh=args.fresh, jobs=args.jobs or default_jobs(),
 			obj_prefix=args.obj_prefix, busybox=args.busybox)

@@ -1,0 +1,80 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make check: the harness is clean and the series is fit to send.
+
+What remains in shell passes shellcheck and this package mypy --strict;
+the series applies with git am to the pristine tree (Tree.prepare does
+that, and caches the result by the series' content); every patch has a
+subject with a subsystem prefix and a Signed-off-by, and passes the
+tree's checkpatch.pl --strict without errors, warnings or checks. One
+"ok"/"FAIL" line per check, then "check: N passed, N failed".
+"""
+
+import glob
+import os
+import re
+import subprocess
+from typing import List, Tuple
+
+from . import axes, lock, series
+from .kernel import Settings, Tree, first_error
+from .kernel_errors import KernelError
+
+SUBJECT = re.compile(r'^Subject: \[PATCH[^]]*\] [a-z0-9/_.-]+: ', re.M)
+
+
+def shell_files() -> List[str]:
+	return sorted(glob.glob(os.path.join(axes.MATRIX, '*.sh'))) + [
+		os.path.join(axes.MATRIX, 'guest-init'), os.path.join(axes.ROOT, '.ci', 'run')]
+
+
+def lint(cmd: List[str]) -> Tuple[bool, str]:
+	p = subprocess.run(cmd, capture_output=True, text=True)
+	out = p.stdout + p.stderr
+	if p.returncode == 0:
+		return True, ''
+	print(out, end='', flush=True)
+	m = re.search(r'^.*(error|SC\d+).*$', out, re.M)
+	return False, m.group(0) if m else first_error(out)
+
+
+def check_patch(path: str, name: str, src: str) -> str:
+	"""'' when the patch is fit to send, else why not."""
+	with open(path) as f:
+		text = f.read()
+	if not SUBJECT.search(text):
+		return "subject lacks a 'subsystem: ' prefix"
+	if not re.search(r'^Signed-off-by: ', text, re.M):
+		return 'no Signed-off-by'
+	p = subprocess.run([os.path.join(src, 'scripts', 'checkpatch.pl'), '--strict', '--no-tree',
+			    '-q', path], capture_output=True, text=True)
+	out = (p.stdout + p.stderr).strip()
+	if p.returncode or out:
+		m = re.search(r'^(ERROR|WARNING|CHECK).*$', out, re.M)
+		return f"checkpatch --strict: {m.group(0) if m else first_error(out)}"
+	return ''
+
+
+def main(s: Settings) -> int:
+	results: List[Tuple[str, str]] = []	# (name, why not) per check
+	ok, why = lint(['shellcheck'] + shell_files())
+	results.append(('shellcheck', why if not ok else ''))
+	ok, why = lint(['mypy', '--strict', '--cache-dir', os.path.join(s.cache, 'mypy'),
+			os.path.join(axes.MATRIX, 'zsp')])
+	results.append(('mypy --strict matrix/zsp', why if not ok else ''))
+	vanilla, patched = Tree(s, 'vanilla'), Tree(s, 'patched')
+	with lock.held(s.cache, lock.to_take([vanilla.lock, patched.lock])):
+		src = vanilla.prepare()
+		try:
+			patched.prepare()
+			results.append((f'series applies with git am to pristine '
+					f'{vanilla.kernelversion()}', ''))
+		except KernelError as e:
+			results.append(('series', str(e) or 'does not apply'))
+	for path in series.files(s.patches):
+		name = series.name(s.patches, path)
+		results.append((name, check_patch(path, name, src)))
+	for name, why in results:
+		print(f'FAIL {name}: {why}' if why else f'ok   {name}', flush=True)
+	failed = sum(1 for _, why in results if why)
+	print(f'check: {len(results) - failed} passed, {failed} failed')
+	return 1 if failed else 0

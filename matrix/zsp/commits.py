@@ -1,0 +1,208 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Cells on commits of the patched tree: "make bisect" (git bisect run
+over the series, one cell per step) and "make series-check" (every
+prefix of the series x every allocator).
+
+Both move the patched tree's HEAD, so both hold its lock and check the
+series out again when they end, however they end. A step is a cell of
+the suite alone ("zero_size_test") at the commit checked out: only what
+the commit changed is rebuilt.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+from contextlib import contextmanager
+from typing import Dict, Iterator, List
+
+from . import axes, lock, pipeline, results, series, series_table
+from .cache import Stamp
+from .kernel import Settings, Tree
+from .progress import log
+
+SUITE_SOURCE = os.path.join(axes.ROOT, 'kunit', 'zero_size_test.c')
+FIRST_BAD = re.compile(r'^([0-9a-f]{40}) is the first bad commit$', re.M)
+
+
+class BisectError(Exception):
+	"""Bad input to make bisect, or ends that do not bracket a change."""
+
+
+def suite_cases() -> List[str]:
+	with open(SUITE_SOURCE) as f:
+		return re.findall(r'KUNIT_CASE\((\w+)\)', f.read())
+
+
+@contextmanager
+def patched_tree(s: Settings) -> Iterator[Tree]:
+	"""The patched tree, under its lock, with the series applied; on the
+	way out its branch is checked out again (else its stamp is dropped,
+	so that the next run applies the series afresh)."""
+	tree = Tree(s, 'patched')
+	with lock.held(s.cache, lock.to_take([tree.lock])):
+		tree.prepare()
+		try:
+			yield tree
+		finally:
+			tree.git('bisect', 'reset')
+			if tree.git('checkout', '-q', 'zsp-series').returncode:
+				Stamp(os.path.join(tree.src, '.git', 'zsp-series')).clear()
+
+
+def series_commits(tree: Tree) -> List[str]:
+	"""zsp-base, then one commit per patch, in order."""
+	base = tree.git('rev-parse', 'zsp-base').stdout.strip()
+	return [base] + tree.git('rev-list', '--reverse', 'zsp-base..zsp-series').stdout.split()
+
+
+def subject(tree: Tree, commit: str) -> str:
+	return tree.git('log', '-1', '--format=%s', commit).stdout.strip()
+
+
+def suite_cell(s: Settings, args: argparse.Namespace, alloc: str, out: str) -> int:
+	"""The suite alone in one cell of the patched tree as checked out."""
+	cell_args = argparse.Namespace(**{**vars(args), 'tree': 'patched', 'alloc': alloc,
+					  'out': out, 'modules': results.SUITE_MODULE})
+	return pipeline.cell(s, cell_args)
+
+
+# -- bisect -------------------------------------------------------------------
+
+def verdict_of(cell_json: str, case: str) -> int:
+	"""git bisect run's answer for a built and booted cell: 0 good, 1 bad."""
+	good, why = results.bisect_verdict(results.load_cases(cell_json), case)
+	for line in why:
+		print(f'  {line}', file=sys.stderr)
+	return 0 if good else 1
+
+
+def bisect_step(s: Settings, args: argparse.Namespace) -> int:
+	"""One step of git bisect run: 0 good, 1 bad, 125 when the commit
+	does not build or boot (git bisect skips it)."""
+	tree = Tree(s, 'patched')
+	commit = tree.git('rev-parse', '--short=12', 'HEAD').stdout.strip()
+	log(f'bisect step {commit} ({subject(tree, commit)})')
+	out = os.path.join(args.run, commit)
+	rc = suite_cell(s, args, args.alloc, out)
+	if rc:
+		return pipeline.CANNOT_TEST
+	return verdict_of(os.path.join(out, 'cell.json'), args.case)
+
+
+def resolve(s: Settings, tree: Tree, name: str) -> str:
+	"""The commit of a patch file name (with or without its directory or
+	.patch), "base", or a commit of the tree."""
+	commits = series_commits(tree)
+	if name == 'base':
+		return commits[0]
+	for i, entry in enumerate(series.entries(s.patches)):
+		base = os.path.basename(entry)
+		if name in (entry, base, base[:-len('.patch')] if base.endswith('.patch') else base):
+			return commits[i + 1]
+	p = tree.git('rev-parse', '-q', '--verify', f'{name}^{{commit}}')
+	if p.returncode:
+		raise BisectError(f"'{name}' is neither a patch of {s.patches}/series, "
+				  f"'base', nor a commit of {tree.src}")
+	return p.stdout.strip()
+
+
+def describe(s: Settings, tree: Tree, commit: str) -> str:
+	"""'slub/0004-....patch (subject)' for a commit of the series."""
+	commits = series_commits(tree)
+	names = series.entries(s.patches)
+	n = commits.index(commit) if commit in commits else 0
+	name = names[n - 1] if n else commit[:12]
+	return f'{name} ({subject(tree, commit)})'
+
+
+def step_argv(s: Settings, args: argparse.Namespace) -> List[str]:
+	"""The bisect-step command line that git bisect run calls."""
+	argv = [sys.executable, '-m', 'zsp', 'bisect-step', '--alloc', args.alloc,
+		'--case', args.case, '--run', args.run, '--profile', args.profile,
+		'--timeout', str(args.timeout), '--silence', str(args.silence),
+		'--max-boots', str(args.max_boots)]
+	return argv + pipeline.settings_argv(s)
+
+
+def bisect(s: Settings, args: argparse.Namespace) -> int:
+	"""The first patch of the series that breaks one allocator (or one
+	case on it). Both ends are checked first."""
+	pipeline.check_axes(s.kernel, ['patched'], [args.alloc])
+	if args.case and args.case not in suite_cases():
+		raise BisectError(f"unknown CASE '{args.case}'; valid: {' '.join(suite_cases())}")
+	os.makedirs(args.run, exist_ok=True)
+	what = args.alloc + (f' for {args.case}' if args.case else '')
+	env = dict(os.environ, PYTHONPATH=axes.MATRIX)
+	with patched_tree(s) as tree:
+		good = resolve(s, tree, args.good)
+		bad = resolve(s, tree, args.bad) if args.bad else series_commits(tree)[-1]
+		log(f"bisect {args.alloc}{f' case {args.case}' if args.case else ''}: "
+		    f'checking GOOD={args.good} and BAD={args.bad or "the tip"} first')
+		rcs = []
+		for commit in (good, bad):
+			tree.git('checkout', '-q', commit)
+			rcs.append(subprocess.run(step_argv(s, args), env=env).returncode)
+		if rcs[0] != 0:
+			raise BisectError(f'GOOD={args.good} is not good on {args.alloc} '
+					  f'(step exit {rcs[0]}); logs: {args.run}')
+		if rcs[1] == 0:
+			print(f'nothing in {args.good}..{args.bad or "the tip"} is bad on {what}: '
+			      f'BAD passes; logs: {args.run}')
+			return 0
+		if rcs[1] != 1:
+			raise BisectError(f'BAD={args.bad or "the tip"} cannot be tested on '
+					  f'{args.alloc} (step exit {rcs[1]}); logs: {args.run}')
+		logfile = os.path.join(args.run, 'bisect.log')
+		p = tree.git('bisect', 'start', bad, good)
+		with open(logfile, 'w') as f:
+			f.write(p.stdout + p.stderr)
+		if p.returncode:
+			raise BisectError(f'git bisect start failed; log: {logfile}')
+		text = bisect_run(tree, step_argv(s, args), env, logfile)
+		m = FIRST_BAD.search(text)
+		if not m:
+			raise BisectError(f'git bisect found no first bad commit; log: {logfile}')
+		print(f'first bad patch on {what}: {describe(s, tree, m.group(1))}; logs: {args.run}')
+	return 0
+
+
+def bisect_run(tree: Tree, argv: List[str], env: Dict[str, str], logfile: str) -> str:
+	"""git bisect run, its output shown live and kept in logfile."""
+	p = subprocess.Popen(['git', '-C', tree.src, 'bisect', 'run'] + argv, env=env,
+			     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+	assert p.stdout
+	text = ''
+	with open(logfile, 'a') as f:
+		for line in p.stdout:
+			sys.stderr.write(line)
+			f.write(line)
+			text += line
+	if p.wait():
+		raise BisectError(f'git bisect run failed; log: {logfile}')
+	# git's last line may lack its newline: ours starts on a line of its own.
+	if text and not text.endswith('\n'):
+		sys.stderr.write('\n')
+	return text
+
+
+# -- series-check -------------------------------------------------------------
+
+def series_check(s: Settings, args: argparse.Namespace) -> int:
+	"""Every prefix of the series (base, +1 patch, ..., the whole series)
+	on every allocator: it must build and boot, no case that passed at
+	the previous prefix may stop passing, and the whole series must pass
+	every case. A fix series cannot make every prefix pass the whole
+	suite (each patch fixes its own cases): the rule per prefix is the
+	kernel's, bisectable and no regression."""
+	os.makedirs(args.run, exist_ok=True)
+	with patched_tree(s) as tree:
+		for k, commit in enumerate(series_commits(tree)):
+			tree.git('checkout', '-q', commit)
+			log(f'prefix {k}: {subject(tree, commit)}')
+			with open(os.path.join(args.run, f'prefix-{k}.subject'), 'w') as f:
+				f.write(subject(tree, commit) + '\n')
+			for alloc in axes.allocators(s.kernel):
+				suite_cell(s, args, alloc, os.path.join(args.run, f'prefix-{k}', alloc))
+	return series_table.main(args.run)

@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make mutants: mutation testing of the contract suite.
+
+Each matrix/mutants/NN-name.patch is a plausible wrong fix: one small edit
+away from a patch of the series ("Mutates:"), applied on top of the whole
+series and built for the allocator it targets ("Allocator:"). The suite
+must kill it: some contract case fails, crashes or hangs. A mutant that
+passes survives and fails the run; one that cannot be built or booted is
+an error, neither killed nor survived.
+
+The mutants build in a hard-linked copy of the patched tree (src/mutant,
+no .git), one O= dir per allocator, so that the patched cells' trees and
+objects are never touched and each mutant rebuilds only the file it
+changes. Prints one "ok"/"FAIL" line per mutant, then the table mutant ->
+killing cases (RUN/mutants.txt).
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from typing import List
+
+from . import axes, lock, pipeline, results
+from .kernel import Settings, Tree, first_error
+from .progress import log
+
+MUTANTS = os.path.join(axes.MATRIX, 'mutants')
+# Boots per mutant: the first crash names a killer; three boots show a
+# few more without spending CI time on the rest of the suite.
+MUTANT_BOOTS = 3
+# What the copy's last mutant changed, so that it can be put back.
+TOUCHED = '.zsp-mutant'
+
+
+class MutantError(Exception):
+	"""An unknown mutant, or one that no longer applies to the series."""
+
+
+@dataclass
+class Mutant:
+	name: str
+	path: str
+	allocator: str
+	what: str
+
+
+def field(text: str, name: str) -> str:
+	for line in text.splitlines():
+		if line.startswith(name + ':'):
+			return line[len(name) + 1:].strip()
+	return ''
+
+
+def load_all() -> List[Mutant]:
+	out = []
+	for f in sorted(os.listdir(MUTANTS)):
+		if f.endswith('.patch'):
+			path = os.path.join(MUTANTS, f)
+			with open(path) as fh:
+				text = fh.read()
+			out.append(Mutant(f[:-len('.patch')], path, field(text, 'Allocator'),
+					  field(text, 'Mutant')))
+	return out
+
+
+def link_copy(src: str, dst: str) -> bool:
+	"""Makes dst a hard-linked copy of the patched tree src (without .git
+	and O= dirs) unless it already is one of the current series; O= dirs
+	inside dst stay. git writes a changed file anew (a new inode), so a
+	link never carries a change from one tree into the other. Returns
+	whether it copied."""
+	with open(os.path.join(src, '.git', 'zsp-series')) as f:
+		stamp = f.read()
+	mark = os.path.join(dst, '.zsp-copy')
+	if os.path.exists(mark) and open(mark).read() == stamp:
+		return False
+	os.makedirs(dst, exist_ok=True)
+	for e in os.listdir(dst):
+		if not e.startswith('o-'):
+			p = os.path.join(dst, e)
+			shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.unlink(p)
+	for e in os.listdir(src):
+		if e != '.git' and not e.startswith('o-'):
+			subprocess.run(['cp', '-al', os.path.join(src, e), dst + '/'], check=True)
+	with open(mark, 'w') as f:
+		f.write(stamp)
+	return True
+
+
+class Copy:
+	"""The mutants' copy of the patched tree, one mutant at a time."""
+
+	def __init__(self, s: Settings) -> None:
+		self.src = Tree(s, 'patched').src
+		self.dst = Tree(s, 'mutant').src
+		self.touched = os.path.join(self.dst, TOUCHED)
+
+	def fresh_copies(self, files: List[str]) -> None:
+		"""Private copies of the patched tree's files (new inodes with a
+		fresh mtime: kbuild recompiles them, nothing is written through a
+		link)."""
+		for f in files:
+			d = os.path.join(self.dst, f)
+			if os.path.lexists(d):
+				os.unlink(d)
+			shutil.copyfile(os.path.join(self.src, f), d)
+
+	def restore(self) -> None:
+		"""Puts back the files the last mutant changed."""
+		if os.path.exists(self.touched):
+			with open(self.touched) as f:
+				self.fresh_copies(f.read().split())
+			os.unlink(self.touched)
+
+	def apply(self, m: Mutant) -> None:
+		"""Git must not find a repository above the copy (the project's,
+		when the cache is inside it): from a subdirectory of one, git apply
+		would prefix or skip every path, silently."""
+		env = dict(os.environ, GIT_CEILING_DIRECTORIES=os.path.dirname(self.dst))
+		p = subprocess.run(['git', 'apply', '--numstat', m.path], cwd=self.dst, env=env,
+				   capture_output=True, text=True)
+		files = [line.split('\t')[2] for line in p.stdout.splitlines()]
+		with open(self.touched, 'w') as f:
+			f.write('\n'.join(files) + '\n')
+		self.fresh_copies(files)
+		p = subprocess.run(['git', 'apply', m.path], cwd=self.dst, env=env,
+				   capture_output=True, text=True)
+		if p.returncode:
+			raise MutantError(f'mutant {m.name} does not apply to the series '
+					  f'({first_error(p.stderr)}); regenerate it')
+		for name in files:
+			with open(os.path.join(self.src, name), 'rb') as a, \
+			     open(os.path.join(self.dst, name), 'rb') as b:
+				if a.read() == b.read():
+					raise MutantError(f'mutant {m.name} left {name} unchanged')
+
+
+def judge(out: str) -> List[str]:
+	"""[result, why] of one cell: error when it did not build or boot."""
+	err = os.path.join(out, 'error')
+	if os.path.exists(err):
+		with open(err) as f:
+			return ['error', f.read().strip()]
+	return list(results.mutant_verdict(results.load_cases(os.path.join(out, 'cell.json'))))
+
+
+def run_one(s: Settings, args: argparse.Namespace, name: str, alloc: str,
+	    want: str) -> List[str]:
+	"""One cell of the copy as it stands; prints its ok/FAIL line."""
+	out = os.path.join(args.run, name)
+	cell_args = argparse.Namespace(**{**vars(args), 'tree': 'mutant', 'alloc': alloc,
+					  'out': out, 'modules': results.SUITE_MODULE,
+					  'max_boots': MUTANT_BOOTS})
+	pipeline.cell(s, cell_args)
+	result, why = judge(out)
+	mark = 'ok  ' if result == want else 'FAIL'
+	print(f'{mark} mutant {name} ({alloc}) {result} {why}', flush=True)
+	return [name, alloc, result, why]
+
+
+def main(s: Settings, args: argparse.Namespace) -> int:
+	every = load_all()
+	names = {m.name for m in every}
+	for n in args.mutants:
+		if n not in names:
+			raise MutantError(f"unknown MUTANT '{n}'; valid: {' '.join(sorted(names))}")
+	chosen = [m for m in every if not args.mutants or m.name in args.mutants]
+	os.makedirs(args.run, exist_ok=True)
+	patched, copy = Tree(s, 'patched'), Copy(s)
+	rows: List[List[str]] = []
+	with lock.held(s.cache, lock.to_take([patched.lock, Tree(s, 'mutant').lock])):
+		patched.prepare()
+		link_copy(copy.src, copy.dst)
+		copy.restore()
+		# Grouped by allocator: each O= dir rebuilds one file per mutant.
+		# The control, the copy without a mutant, must pass in the same
+		# harness: otherwise a "kill" could be the harness's doing.
+		for alloc in axes.allocators(s.kernel):
+			mine = [m for m in chosen if m.allocator == alloc]
+			if not mine:
+				continue
+			log(f'mutant control on {alloc}: the series as it is must pass')
+			rows.append(run_one(s, args, f'control-{alloc}', alloc, 'survived'))
+			for m in mine:
+				log(f'mutant {m.name} on {alloc}: {m.what}')
+				copy.apply(m)
+				try:
+					rows.append(run_one(s, args, m.name, alloc, 'killed'))
+				finally:
+					copy.restore()
+	with open(os.path.join(args.run, 'mutants.tsv'), 'w') as f:
+		f.writelines('\t'.join(r) + '\n' for r in rows)
+	text, ok = results.mutant_table(rows)
+	with open(os.path.join(args.run, 'mutants.txt'), 'w') as f:
+		f.write(text + '\n')
+	print(text, file=sys.stderr)
+	return 0 if ok else 1
