@@ -22,8 +22,8 @@
 # "zsp bisect" and "zsp series-check" (zsp/commits.py) run cells on
 # commits of the patched tree, git bisect run calling "zsp bisect-step";
 # "zsp mutants" on a copy of it with one wrong fix (matrix/mutants/*.patch)
-# applied, and each must fail; matrix/test.sh runs the stages of "make
-# test", matrix/bench.sh those of "make bench". Nothing here loads a module
+# applied, and each must fail; "zsp test" (zsp/testrun.py) runs the stages
+# of "make test", matrix/bench.sh those of "make bench". Nothing here loads a module
 # into the host kernel: the modules run in QEMU guests only.
 
 SHELL := /bin/bash
@@ -130,7 +130,7 @@ selftest:
 	@cd matrix && python3 -m unittest discover -s tests -t . -q
 
 test: deps
-	@matrix/test.sh $(RESULTS) $(ZSP_FLAGS)
+	@$(ZSP) test $(RESULTS) $(ZSP_FLAGS)
 
 clean:
 	rm -rf $(CACHE)/src/*/o-* $(CACHE)/mod

@@ -170,7 +170,7 @@ class GateTest(unittest.TestCase):
 
 
 class CountTest(unittest.TestCase):
-	"""Defect 3: "PASS FAIL SKIP" as test.sh reads it."""
+	"""Defect 3: "PASS FAIL SKIP", the gated rows make test counts."""
 
 	def count(self, rows: list) -> str:
 		with tempfile.TemporaryDirectory() as run:

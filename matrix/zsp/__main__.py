@@ -9,7 +9,7 @@ import sys
 from typing import Callable, Dict, List, Optional
 
 from . import (axes, baseline, bench, check, commits, lock, mutants, pipeline, qemu, results,
-	       runner, series, series_table, table)
+	       runner, series, series_table, table, testrun)
 from .kernel import CellBuild, Tree
 from .kernel_errors import KernelError
 
@@ -64,7 +64,7 @@ def cmd_boot(args: argparse.Namespace) -> int:
 def cmd_table(args: argparse.Namespace) -> int:
 	if args.count:
 		n = table.count(args.run)
-		# "PASS FAIL SKIP", as test.sh reads it.
+		# "PASS FAIL SKIP": what make test counts (testrun.py).
 		print(n['pass'] + n['known'], n['fail'], n['skip'])
 		return 0
 	return table.main(args.run)
@@ -96,6 +96,10 @@ def cmd_mutants(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
 	return check.main(pipeline.settings(args))
+
+
+def cmd_test(args: argparse.Namespace) -> int:
+	return testrun.main(pipeline.settings(args), args)
 
 
 def cmd_copy_tree(args: argparse.Namespace) -> int:
@@ -234,6 +238,10 @@ def build_parser() -> argparse.ArgumentParser:
 	sp = add('check', cmd_check, 'shellcheck, mypy --strict; the series: git am, '
 		 'checkpatch --strict, sign-off')
 	pipeline.add_settings(sp)
+	sp = add('test', cmd_test, 'every stage of make test, then "N passed, N failed"')
+	testrun.add_arguments(sp)
+	pipeline.add_settings(sp)
+	pipeline.add_limits(sp)
 	sp = add('copy-tree', cmd_copy_tree, 'a hard-linked copy of the patched tree '
 		 '(without .git and O= dirs)')
 	sp.add_argument('dst', help='the copy')

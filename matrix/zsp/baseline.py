@@ -82,48 +82,57 @@ def load_baseline(path: str = BASELINE) -> Dict[Tuple[str, str], Expect]:
 	return want
 
 
+# One line of the check: ("ok" | "FAIL" | "skip", what).
+Verdict = Tuple[str, str]
+
+
 def main(run: str, path: str = '') -> int:
+	lines = verdicts(run, path)
+	for v, what in lines:
+		print(f'{v:<4} {what}')
+	return 1 if any(v == 'FAIL' for v, _ in lines) else 0
+
+
+def verdicts(run: str, path: str = '') -> List[Verdict]:
 	"""Checks each kernel's vanilla rows against its baseline (path, when
 	given, for the default kernel's)."""
 	# Read (and so checked) even when the run has no vanilla row.
 	default = load_baseline(path or path_for(DEFAULT_KERNEL))
 	rows = [r for r in load_rows(os.path.join(run, 'results.json')) if r['tree'] == 'vanilla']
-	bad = 0
+	out: List[Verdict] = []
 	for g in dict.fromkeys((r.get('kernel', DEFAULT_KERNEL), r.get('profile', DEFAULT_PROFILE))
 			       for r in rows):
 		grows = [r for r in rows if (r.get('kernel', DEFAULT_KERNEL),
 					     r.get('profile', DEFAULT_PROFILE)) == g]
 		want = default if g[0] == DEFAULT_KERNEL else load_baseline(path_for(g[0]))
 		label = '' if g == (DEFAULT_KERNEL, DEFAULT_PROFILE) else f'{g[0]}/{g[1]} '
-		bad += check(want, grows, label)
-	return 1 if bad else 0
+		out += check(want, grows, label)
+	return out
 
 
-def check(want: Dict[Tuple[str, str], Expect], rows: List[Row], label: str) -> int:
-	"""Prints a line per listed and per unlisted failing row; returns the
-	number of FAIL lines."""
+def check(want: Dict[Tuple[str, str], Expect], rows: List[Row], label: str) -> List[Verdict]:
+	"""A verdict per listed and per unlisted failing row."""
 	got = {(r['allocator'], r['case']): (r['status'], r.get('detail', '')) for r in rows}
 	allocs = {r['allocator'] for r in rows}
-	bad = 0
+	out: List[Verdict] = []
 	for (alloc, case), expect in sorted(want.items()):
 		if alloc not in allocs:
 			continue
 		status, detail = got.get((alloc, case), ('missing', ''))
 		if case == Z7_CASE and status == 'skip':
-			print(f'skip {label}vanilla/{alloc} {case}: {detail}, not checked')
+			out.append(('skip', f'{label}vanilla/{alloc} {case}: {detail}, not checked'))
 			continue
 		why = expect.check(status, detail)
 		if why:
-			print(f'FAIL {label}vanilla/{alloc} {case}: {why}')
-			bad += 1
+			out.append(('FAIL', f'{label}vanilla/{alloc} {case}: {why}'))
 		else:
-			print(f'ok   {label}vanilla/{alloc} {case}: {status} as expected, reason matches')
+			out.append(('ok', f'{label}vanilla/{alloc} {case}: {status} as expected, '
+				    'reason matches'))
 	for (alloc, case), (status, detail) in sorted(got.items()):
 		if status == 'pass' or (alloc, case) in want:
 			continue
 		if case == Z7_CASE and status == 'skip':
 			continue	# one allocator: nothing to compare, reported above
-		print(f'FAIL {label}vanilla/{alloc} {case}: {status}, not in the baseline ({detail})')
-		bad += 1
-	return bad
-
+		out.append(('FAIL', f'{label}vanilla/{alloc} {case}: {status}, not in the baseline '
+			    f'({detail})'))
+	return out

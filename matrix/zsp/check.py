@@ -55,26 +55,34 @@ def check_patch(path: str, name: str, src: str) -> str:
 
 
 def main(s: Settings) -> int:
-	results: List[Tuple[str, str]] = []	# (name, why not) per check
+	results = run(s)
+	failed = sum(1 for _, why in results if why)
+	print(f'check: {len(results) - failed} passed, {failed} failed')
+	return 1 if failed else 0
+
+
+def run(s: Settings) -> List[Tuple[str, str]]:
+	"""(check, why it failed or '') per check, each printed as it ends."""
+	results: List[Tuple[str, str]] = []
+
+	def done(name: str, why: str) -> None:
+		results.append((name, why))
+		print(f'FAIL {name}: {why}' if why else f'ok   {name}', flush=True)
+
 	ok, why = lint(['shellcheck'] + shell_files())
-	results.append(('shellcheck', why if not ok else ''))
+	done('shellcheck', why if not ok else '')
 	ok, why = lint(['mypy', '--strict', '--cache-dir', os.path.join(s.cache, 'mypy'),
 			os.path.join(axes.MATRIX, 'zsp')])
-	results.append(('mypy --strict matrix/zsp', why if not ok else ''))
+	done('mypy --strict matrix/zsp', why if not ok else '')
 	vanilla, patched = Tree(s, 'vanilla'), Tree(s, 'patched')
 	with lock.held(s.cache, lock.to_take([vanilla.lock, patched.lock])):
 		src = vanilla.prepare()
 		try:
 			patched.prepare()
-			results.append((f'series applies with git am to pristine '
-					f'{vanilla.kernelversion()}', ''))
+			done(f'series applies with git am to pristine {vanilla.kernelversion()}', '')
 		except KernelError as e:
-			results.append(('series', str(e) or 'does not apply'))
+			done('series', str(e) or 'does not apply')
 	for path in series.files(s.patches):
 		name = series.name(s.patches, path)
-		results.append((name, check_patch(path, name, src)))
-	for name, why in results:
-		print(f'FAIL {name}: {why}' if why else f'ok   {name}', flush=True)
-	failed = sum(1 for _, why in results if why)
-	print(f'check: {len(results) - failed} passed, {failed} failed')
-	return 1 if failed else 0
+		done(name, check_patch(path, name, src))
+	return results

@@ -127,8 +127,13 @@ def step_argv(s: Settings, args: argparse.Namespace) -> List[str]:
 
 
 def bisect(s: Settings, args: argparse.Namespace) -> int:
+	print(find_first_bad(s, args))
+	return 0
+
+
+def find_first_bad(s: Settings, args: argparse.Namespace) -> str:
 	"""The first patch of the series that breaks one allocator (or one
-	case on it). Both ends are checked first."""
+	case on it), as a line for the user. Both ends are checked first."""
 	pipeline.check_axes(s.kernel, ['patched'], [args.alloc])
 	if args.case and args.case not in suite_cases():
 		raise BisectError(f"unknown CASE '{args.case}'; valid: {' '.join(suite_cases())}")
@@ -148,9 +153,8 @@ def bisect(s: Settings, args: argparse.Namespace) -> int:
 			raise BisectError(f'GOOD={args.good} is not good on {args.alloc} '
 					  f'(step exit {rcs[0]}); logs: {args.run}')
 		if rcs[1] == 0:
-			print(f'nothing in {args.good}..{args.bad or "the tip"} is bad on {what}: '
-			      f'BAD passes; logs: {args.run}')
-			return 0
+			return (f'nothing in {args.good}..{args.bad or "the tip"} is bad on {what}: '
+				f'BAD passes; logs: {args.run}')
 		if rcs[1] != 1:
 			raise BisectError(f'BAD={args.bad or "the tip"} cannot be tested on '
 					  f'{args.alloc} (step exit {rcs[1]}); logs: {args.run}')
@@ -164,8 +168,7 @@ def bisect(s: Settings, args: argparse.Namespace) -> int:
 		m = FIRST_BAD.search(text)
 		if not m:
 			raise BisectError(f'git bisect found no first bad commit; log: {logfile}')
-		print(f'first bad patch on {what}: {describe(s, tree, m.group(1))}; logs: {args.run}')
-	return 0
+		return f'first bad patch on {what}: {describe(s, tree, m.group(1))}; logs: {args.run}'
 
 
 def bisect_run(tree: Tree, argv: List[str], env: Dict[str, str], logfile: str) -> str:

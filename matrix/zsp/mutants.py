@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import List
+from typing import List, Tuple
 
 from . import axes, lock, pipeline, results
 from .kernel import Settings, Tree, first_error
@@ -148,7 +148,7 @@ def judge(out: str) -> List[str]:
 
 
 def run_one(s: Settings, args: argparse.Namespace, name: str, alloc: str,
-	    want: str) -> List[str]:
+	    want: str) -> Tuple[bool, List[str]]:
 	"""One cell of the copy as it stands; prints its ok/FAIL line."""
 	out = os.path.join(args.run, name)
 	cell_args = argparse.Namespace(**{**vars(args), 'tree': 'mutant', 'alloc': alloc,
@@ -158,10 +158,15 @@ def run_one(s: Settings, args: argparse.Namespace, name: str, alloc: str,
 	result, why = judge(out)
 	mark = 'ok  ' if result == want else 'FAIL'
 	print(f'{mark} mutant {name} ({alloc}) {result} {why}', flush=True)
-	return [name, alloc, result, why]
+	return result == want, [name, alloc, result, why]
 
 
 def main(s: Settings, args: argparse.Namespace) -> int:
+	return 0 if all(ok for ok, _ in run(s, args)) else 1
+
+
+def run(s: Settings, args: argparse.Namespace) -> List[Tuple[bool, List[str]]]:
+	"""(as expected, table row) per cell: the controls and the mutants."""
 	every = load_all()
 	names = {m.name for m in every}
 	for n in args.mutants:
@@ -170,7 +175,7 @@ def main(s: Settings, args: argparse.Namespace) -> int:
 	chosen = [m for m in every if not args.mutants or m.name in args.mutants]
 	os.makedirs(args.run, exist_ok=True)
 	patched, copy = Tree(s, 'patched'), Copy(s)
-	rows: List[List[str]] = []
+	rows: List[Tuple[bool, List[str]]] = []
 	with lock.held(s.cache, lock.to_take([patched.lock, Tree(s, 'mutant').lock])):
 		patched.prepare()
 		link_copy(copy.src, copy.dst)
@@ -192,9 +197,11 @@ def main(s: Settings, args: argparse.Namespace) -> int:
 				finally:
 					copy.restore()
 	with open(os.path.join(args.run, 'mutants.tsv'), 'w') as f:
-		f.writelines('\t'.join(r) + '\n' for r in rows)
-	text, ok = results.mutant_table(rows)
+		f.writelines('\t'.join(r) + '\n' for _, r in rows)
+	text, ok = results.mutant_table([r for _, r in rows])
 	with open(os.path.join(args.run, 'mutants.txt'), 'w') as f:
 		f.write(text + '\n')
 	print(text, file=sys.stderr)
-	return 0 if ok else 1
+	if not ok and not rows:
+		rows.append((False, ['mutants', '-', 'error', 'no mutant ran']))
+	return rows
