@@ -3,6 +3,9 @@
 
 One module per job, as tools/testing/kunit/ splits kunit.py:
   axes          the matrix's axes as data: kernels, trees, profiles, allocators
+  kernel        the kernel side: Tree and CellBuild (kernel_errors: its errors);
+                series, the one parser of patches/series
+  pipeline      a cell's steps and boot; a run of cells
   results       statuses, contract rows, the bisect and mutant verdicts
   console       a guest's console -> events per case (oopses, splats, hangs)
   qemu          one QEMU boot, watched (-smp 2, -nic none, timeouts)
@@ -10,8 +13,13 @@ One module per job, as tools/testing/kunit/ splits kunit.py:
   cache         results reuse when every input of a cell hashes the same
   table         a run's cells -> results.json, table.txt, the Z7 row
   baseline      the vanilla column against matrix/baseline-vanilla.txt
+  commits       cells on commits of the patched tree: bisect, series-check
   series_table  series-check's prefix x allocator table
+  mutants       make mutants: each wrong fix in a copy of the patched tree
+  check         make check: linters and the series' form
+  testrun       make test: its stages, counted from their results
   bench         make bench's measurements and report
   lock          the cache's locks, never inherited by children
+  progress      "[  Ns] ..." progress lines
   __main__      the command line: python3 -m zsp SUBCOMMAND --help
 """
