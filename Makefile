@@ -45,7 +45,7 @@ ZSP_FLAGS := --cache $(abspath $(CACHE))$(if $(PATCHES), --patches $(abspath $(P
 	$(FRESH), --fresh)$(if $(JOBS), --jobs $(JOBS))
 
 # The axes' one place is matrix/zsp/axes.py. Without python3 (a fresh
-# machine before "make deps") they are empty and the scripts check ALLOC.
+# machine before "make deps") they are empty and zsp checks ALLOC.
 ZSP := PYTHONPATH=$(ROOT)/matrix python3 -m zsp
 ALLOCATORS := $(shell $(ZSP) axes allocators 2>/dev/null)
 TREES := $(shell $(ZSP) axes trees 2>/dev/null)

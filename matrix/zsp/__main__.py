@@ -20,7 +20,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_cell(args: argparse.Namespace) -> int:
 	s = pipeline.settings(args)
-	if args.tree != 'mutant':	# mutants.sh's copy of the patched tree
+	if args.tree != 'mutant':	# zsp mutants' copy of the patched tree
 		pipeline.check_axes(s.kernel, [args.tree], [args.alloc])
 	return pipeline.cell(s, args)
 

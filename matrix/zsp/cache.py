@@ -5,7 +5,7 @@ What a cell's boots report is a function of the kernel image, the
 initramfs (test modules, busybox, /init), the module list, the time
 limits and the harness code that reads the console. When all of those hash
 as in an earlier run, that run's results are copied instead of booting
-again, as "bazel test" reports a cached test result. FRESH=1 (ZSP_FRESH)
+again, as "bazel test" reports a cached test result. FRESH=1 (--fresh)
 boots regardless; "make test" always does.
 
 Not stored: a cell with a total timeout or a QEMU error (a loaded host or

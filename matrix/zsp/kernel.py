@@ -8,7 +8,7 @@ profile; another kernel's trees are src/KERNEL/TREE, another profile's
 O= dirs o-ALLOC-PROFILE, and mod/ uses the cell's name, axes.Cell.name):
   src/TREE                  the tarball, unpacked; "patched" is a git repo
                             (zsp-base + one commit per patch, branch
-                            zsp-series); "mutant" is mutants.sh's copy
+                            zsp-series); "mutant" is zsp mutants' copy
   src/TREE/o-ALLOC          the cell's O= dir (inside the tree, so that
                             kbuild's command lines, and ccache's keys, are
                             the same for every tree)
@@ -270,7 +270,7 @@ class CellBuild:
 		self.profile = axes.PROFILES[profile]
 		suffix = '' if profile == axes.DEFAULT_PROFILE else f'-{profile}'
 		self.obj = os.path.join(self.tree.src, s.obj_prefix + alloc + suffix)
-		# mutants.sh's tree is no tree of the matrix: named as such.
+		# zsp mutants' tree is no tree of the matrix: named as such.
 		self.name = f'{tree}-{alloc}' if tree == 'mutant' else \
 			axes.Cell(s.kernel, tree, profile, alloc).name
 		self.mod = os.path.join(s.cache, 'mod', self.name)

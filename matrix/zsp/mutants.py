@@ -75,8 +75,10 @@ def link_copy(src: str, dst: str) -> bool:
 	with open(os.path.join(src, '.git', 'zsp-series')) as f:
 		stamp = f.read()
 	mark = os.path.join(dst, '.zsp-copy')
-	if os.path.exists(mark) and open(mark).read() == stamp:
-		return False
+	if os.path.exists(mark):
+		with open(mark) as f:
+			if f.read() == stamp:
+				return False
 	os.makedirs(dst, exist_ok=True)
 	for e in os.listdir(dst):
 		if not e.startswith('o-'):
