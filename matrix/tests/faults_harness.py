@@ -7,7 +7,10 @@ and leave the cache usable.
 Run: cd matrix && python3 -m unittest discover -s tests -t . -p 'faults_*.py'
 """
 
+import argparse
+import dataclasses
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -21,15 +24,35 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MATRIX = os.path.dirname(HERE)
 ROOT = os.path.dirname(MATRIX)
 sys.path.insert(0, MATRIX)
-from zsp.pipeline import DEFAULT_CACHE  # noqa: E402
+from zsp import pipeline  # noqa: E402
+from zsp.kernel import Settings  # noqa: E402
+from zsp.testrun import SETTINGS_ENV  # noqa: E402
 
-# The cache of the run (make test sets it); else zsp's default.
-CACHE = os.environ.get('ZSP_TEST_CACHE', DEFAULT_CACHE)
-PATCHED = os.path.join(CACHE, 'src', 'patched')
 ZSP = [sys.executable, '-m', 'zsp']
-# After a pipeline command's arguments: this cache, and every cell these
-# tests start must really build and boot (zsp/cache.py).
-SETTINGS = ['--cache', CACHE, '--fresh']
+
+
+def run_settings() -> Settings:
+	"""The settings of the run (make test passes its flags, as a shell
+	line, in ZSP_TEST_SETTINGS: unittest has no argv of its own), else
+	zsp's defaults. Every cell these tests start must really build and
+	boot (zsp/cache.py): --fresh."""
+	p = argparse.ArgumentParser()
+	pipeline.add_settings(p)
+	s = pipeline.settings(p.parse_args(shlex.split(os.environ.get(SETTINGS_ENV, ''))))
+	return dataclasses.replace(s, fresh=True)
+
+
+RUN_SETTINGS = run_settings()
+SETTINGS = pipeline.settings_argv(RUN_SETTINGS)
+CACHE = RUN_SETTINGS.cache
+PATCHED = os.path.join(CACHE, 'src', 'patched')
+
+
+def zsp(command: str, *argv: str) -> List[str]:
+	"""A zsp command with the run's settings; flags in argv override them."""
+	return ZSP + [command] + SETTINGS + list(argv)
+
+
 os.environ['PYTHONPATH'] = MATRIX
 
 
@@ -75,14 +98,14 @@ class BadInput(unittest.TestCase):
 			self.one_line(self.make(target), 'only in QEMU guests')
 
 	def test_unknown_case(self) -> None:
-		r = run(ZSP + ['bisect', tempfile.mkdtemp(), '--alloc', 'slub',
-			       '--case', 'z9_nonsense'] + SETTINGS)
+		r = run(zsp('bisect', tempfile.mkdtemp(), '--alloc', 'slub',
+			    '--case', 'z9_nonsense'))
 		self.assertNotEqual(r.returncode, 0)
 		self.assertIn("unknown CASE 'z9_nonsense'", error_lines(r.stderr)[0])
 
 	def test_good_that_does_not_exist(self) -> None:
-		r = run(ZSP + ['bisect', tempfile.mkdtemp(), '--alloc', 'slub',
-			       '--good', 'no-such-patch.patch'] + SETTINGS)
+		r = run(zsp('bisect', tempfile.mkdtemp(), '--alloc', 'slub',
+			    '--good', 'no-such-patch.patch'))
 		self.assertNotEqual(r.returncode, 0)
 		self.assertIn("'no-such-patch.patch' is neither a patch", error_lines(r.stderr)[-1])
 
@@ -112,7 +135,7 @@ class BadSeriesAndConfig(unittest.TestCase):
 
 	def setUp(self) -> None:
 		self.tmp = tempfile.mkdtemp()
-		shutil.copytree(os.path.join(ROOT, 'patches'), os.path.join(self.tmp, 'patches'))
+		shutil.copytree(RUN_SETTINGS.patches, os.path.join(self.tmp, 'patches'))
 		self.patches = os.path.join(self.tmp, 'patches')
 		with open(os.path.join(self.patches, 'series')) as f:
 			self.slub = next(l.strip() for l in f if l.startswith('slub/'))
@@ -133,7 +156,7 @@ class BadSeriesAndConfig(unittest.TestCase):
 		# Context that is not in mm/slub.c.
 		self.edit_slub_patch(' void kmem_cache_free(struct kmem_cache *s, void *x)',
 				     ' void kmem_cache_free(struct kmem_cache *s, void *object)')
-		r = run(ZSP + ['tree', 'patched', '--patches', self.patches] + SETTINGS)
+		r = run(zsp('tree', 'patched', '--patches', self.patches))
 		self.assertNotEqual(r.returncode, 0)
 		errs = error_lines(r.stderr)
 		self.assertEqual(len(errs), 1, errs)
@@ -148,8 +171,8 @@ class BadSeriesAndConfig(unittest.TestCase):
 		shutil.copytree(os.path.join(ROOT, 'configs'), configs)
 		with open(os.path.join(configs, 'slab.config'), 'a') as f:
 			f.write('CONFIG_SLUB_KUNIT_TEST=m\n')	# needs SLUB
-		r = run(ZSP + ['step', 'config', '--tree', 'vanilla', '--alloc', 'slab',
-			       '--configs', configs, '--obj-prefix', 'o-faulttest-'] + SETTINGS)
+		r = run(zsp('step', 'config', '--tree', 'vanilla', '--alloc', 'slab',
+			    '--configs', configs, '--obj-prefix', 'o-faulttest-'))
 		shutil.rmtree(os.path.join(CACHE, 'src', 'vanilla', 'o-faulttest-slab'),
 			      ignore_errors=True)
 		self.assertNotEqual(r.returncode, 0)
@@ -161,8 +184,8 @@ class BadSeriesAndConfig(unittest.TestCase):
 		self.edit_slub_patch('+\t/* Like kfree(): NULL and ZERO_SIZE_PTR own no slab memory. */',
 				     '+\tthis is not C;')
 		out = os.path.join(self.tmp, 'run')
-		r = run(ZSP + ['run', out, '--trees', 'patched', '--allocs', 'slub slab',
-			       '--patches', self.patches] + SETTINGS, timeout=1800)
+		r = run(zsp('run', out, '--trees', 'patched', '--allocs', 'slub slab',
+			    '--patches', self.patches), timeout=1800)
 		self.assertNotEqual(r.returncode, 0)
 		with open(os.path.join(out, 'patched-slub', 'error')) as f:
 			err = f.read()
@@ -178,8 +201,8 @@ class BadSeriesAndConfig(unittest.TestCase):
 class Interrupted(unittest.TestCase):
 
 	def start_cell(self, out: str) -> subprocess.Popen:
-		return subprocess.Popen(ZSP + ['cell', '--tree', 'patched', '--alloc', 'slab',
-						'--out', out] + SETTINGS,
+		return subprocess.Popen(zsp('cell', '--tree', 'patched', '--alloc', 'slab',
+					    '--out', out),
 					stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
 					start_new_session=True)
 
@@ -202,7 +225,7 @@ class Interrupted(unittest.TestCase):
 		self.assertEqual([f for f in os.listdir(out) if f.endswith('.tmp')], [])
 		self.assertFalse(os.path.exists(os.path.join(out, 'cell.json')))
 		# The next run works without make clean.
-		r = run(ZSP + ['cell', '--tree', 'patched', '--alloc', 'slab', '--out', out] + SETTINGS,
+		r = run(zsp('cell', '--tree', 'patched', '--alloc', 'slab', '--out', out),
 			timeout=900)
 		self.assertEqual(r.returncode, 0, r.stderr[-500:])
 		self.assertTrue(os.path.exists(os.path.join(out, 'cell.json')))
@@ -215,20 +238,19 @@ class Interrupted(unittest.TestCase):
 		time.sleep(3)
 		os.killpg(p.pid, signal.SIGTERM)
 		p.wait(60)
-		r = run(ZSP + ['step', 'kernel', '--tree', 'patched', '--alloc', 'slab',
-			       '--log', os.path.join(out, 'build2.log')] + SETTINGS, timeout=1800)
+		r = run(zsp('step', 'kernel', '--tree', 'patched', '--alloc', 'slab',
+			    '--log', os.path.join(out, 'build2.log')), timeout=1800)
 		self.assertEqual(r.returncode, 0, r.stderr[-500:])
 
 	def test_two_runs_at_once(self) -> None:
 		out = tempfile.mkdtemp()
-		first = subprocess.Popen(ZSP + ['run', out + '/a', '--trees', 'patched',
-						 '--allocs', 'slab'] + SETTINGS,
+		first = subprocess.Popen(zsp('run', out + '/a', '--trees', 'patched',
+					     '--allocs', 'slab'),
 					 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
 					 start_new_session=True)
 		try:
 			self.wait_for(os.path.join(out, 'a', 'patched-slab'))
-			r = run(ZSP + ['run', out + '/b', '--trees', 'patched', '--allocs', 'slab']
-				+ SETTINGS)
+			r = run(zsp('run', out + '/b', '--trees', 'patched', '--allocs', 'slab'))
 			self.assertNotEqual(r.returncode, 0)
 			errs = error_lines(r.stderr)
 			self.assertEqual(len(errs), 1, errs)

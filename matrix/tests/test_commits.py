@@ -4,13 +4,19 @@ what GOOD/BAD name, the series checked out again after a bisect or
 series-check, a mutant applied to the copy and put back, a patch unfit to
 send."""
 
+import argparse
+import contextlib
+import io
 import os
+import signal
 import subprocess
+import sys
 import tempfile
+import time
 import unittest
 from unittest import mock
 
-from zsp import axes, check, commits, mutants, series
+from zsp import __main__, axes, check, commits, mutants, series
 from zsp.kernel import Settings, Tree
 
 
@@ -82,8 +88,86 @@ class FakeSeries(unittest.TestCase):
 	def test_unknown_case(self) -> None:
 		self.assertIn('z2_kfree', commits.suite_cases())
 
+	def test_sigterm_checks_the_series_out_again(self) -> None:
+		"""A bisect stopped by SIGTERM mid-step: the step's process group
+		is stopped and the series is checked out again (not left on the
+		bisect's commit with the series' stamp still valid)."""
+		d = self.tmp.name
+		pidfile, ready = os.path.join(d, 'step.pid'), os.path.join(d, 'ready')
+		step = f'echo $$ > {pidfile}; touch {ready}; exec sleep 120'
+		script = f"""
+import os
+from unittest import mock
+from zsp import commits
+from zsp.kernel import Settings
+s = Settings(cache={self.s.cache!r}, patches={self.patches!r})
+with mock.patch.object(commits.Tree, 'prepare', return_value=''):
+	with commits.patched_tree(s) as tree:
+		tree.git('bisect', 'start', {self.commits[2]!r}, {self.commits[0]!r})
+		commits.bisect_run(tree, ['sh', '-c', {step!r}], dict(os.environ),
+				   {os.path.join(d, 'bisect.log')!r})
+"""
+		p = subprocess.Popen([sys.executable, '-c', script], env=dict(
+			os.environ, PYTHONPATH=axes.MATRIX), stderr=subprocess.DEVNULL)
+		for _ in range(200):
+			if os.path.exists(ready):
+				break
+			time.sleep(0.05)
+		self.assertTrue(os.path.exists(ready), 'the step never started')
+		self.assertEqual(git(self.tree.src, 'rev-parse', 'HEAD'), self.commits[1])
+		p.send_signal(signal.SIGTERM)
+		self.assertEqual(p.wait(30), 128 + signal.SIGTERM)
+		self.assertEqual(git(self.tree.src, 'rev-parse', '--abbrev-ref', 'HEAD'),
+				 'zsp-series')
+		with open(pidfile) as f:
+			pid = int(f.read())
+		for _ in range(100):
+			if not alive(pid):
+				break
+			time.sleep(0.05)
+		self.assertFalse(alive(pid), 'the step outlived its bisect')
+
+	def test_relative_run_dir_is_made_absolute(self) -> None:
+		"""git bisect run runs the step in the tree: a relative run dir
+		must not land there."""
+		args = argparse.Namespace(alloc='slub', case='', run='rel/run', good='base', bad='')
+		cwd = os.getcwd()
+		os.chdir(self.tmp.name)
+		try:
+			with mock.patch.object(commits, 'patched_tree', side_effect=RuntimeError('stop')), \
+			     self.assertRaises(RuntimeError):
+				commits.find_first_bad(self.s, args)
+		finally:
+			os.chdir(cwd)
+		self.assertEqual(args.run, os.path.join(self.tmp.name, 'rel', 'run'))
+
+
+def alive(pid: int) -> bool:
+	"""Running, not a zombie waiting for a reaper that may never come."""
+	try:
+		with open(f'/proc/{pid}/stat') as f:
+			return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
+	except OSError:
+		return False
+
 
 class MutantsTest(unittest.TestCase):
+
+	def test_max_boots_is_honoured(self) -> None:
+		seen = []
+
+		def cell(_s: Settings, a: argparse.Namespace) -> int:
+			seen.append(a.max_boots)
+			return 0
+		parse = __main__.build_parser().parse_args
+		with tempfile.TemporaryDirectory() as d, \
+		     mock.patch.object(mutants.pipeline, 'cell', side_effect=cell), \
+		     mock.patch.object(mutants, 'judge', return_value=['crash', '']), \
+		     contextlib.redirect_stdout(io.StringIO()):
+			for argv, want in (([], mutants.MUTANT_BOOTS), (['--max-boots', '7'], 7)):
+				args = parse(['mutants', d] + argv)
+				mutants.run_one(Settings(cache=d), args, 'm', 'slub', 'crash')
+				self.assertEqual(seen[-1], want, argv)
 
 	def test_every_mutant_names_an_allocator_and_a_patch(self) -> None:
 		names = series.entries(os.path.join(axes.ROOT, 'patches'))
@@ -136,6 +220,11 @@ class CheckTest(unittest.TestCase):
 	def test_subject_and_sign_off(self) -> None:
 		self.assertIn("lacks a 'subsystem: ' prefix", self.why('Subject: [PATCH 1/2] fix it\n'))
 		self.assertEqual(self.why('Subject: [PATCH 1/2] mm/slub: fix it\n'), 'no Signed-off-by')
+
+	def test_missing_tool_is_a_failed_check(self) -> None:
+		ok, why = check.lint(['zsp-no-such-linter', 'x'])
+		self.assertFalse(ok)
+		self.assertIn('zsp-no-such-linter', why)
 
 	def test_shell_files_exist(self) -> None:
 		for f in check.shell_files():

@@ -5,6 +5,8 @@ a stage that breaks is a failure, skips are shown only when real."""
 import argparse
 import contextlib
 import io
+import os
+import shlex
 import tempfile
 import unittest
 from unittest import mock
@@ -36,8 +38,76 @@ class CountTest(unittest.TestCase):
 				       return_value=testrun.Count(passed=2)):
 			self.assertEqual(self.run_main('check,baseline'), '1 2 passed, 1 failed')
 
+	def test_stdout_is_the_summary_alone(self) -> None:
+		def noisy() -> testrun.Count:
+			print('ok   something')
+			return testrun.Count(passed=1)
+		with mock.patch.object(testrun.Stages, 'check', side_effect=noisy):
+			self.assertEqual(self.run_main('check'), '0 1 passed, 0 failed')
+
+	def test_matrix_with_no_gated_row_is_a_failure(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			stages = testrun.Stages(Settings(cache=d), argparse.Namespace(results=d))
+			os.makedirs(stages.matrix_run)
+			open(os.path.join(stages.matrix_run, 'results.json'), 'w').close()
+			zero = {'pass': 0, 'fail': 0, 'skip': 0, 'known': 0}
+			with mock.patch.object(testrun.pipeline, 'run'), \
+			     mock.patch.object(testrun.table, 'count', return_value=zero), \
+			     contextlib.redirect_stderr(io.StringIO()):
+				self.assertEqual(str(stages.matrix()), '0 passed, 1 failed')
+
+	def test_faults_get_the_runs_settings(self) -> None:
+		seen = []
+
+		def faults(_pattern: str) -> testrun.Count:
+			seen.append(os.environ[testrun.SETTINGS_ENV])
+			return testrun.Count(passed=1)
+		with tempfile.TemporaryDirectory() as d:
+			s = Settings(cache=d, patches=os.path.join(d, 'my patches'), jobs=3)
+			stages = testrun.Stages(s, argparse.Namespace(results=d))
+			with mock.patch.object(testrun, 'unittests', side_effect=faults):
+				stages.faults()
+		argv = shlex.split(seen[0])
+		self.assertEqual(argv[argv.index('--patches') + 1], os.path.join(d, 'my patches'))
+		self.assertEqual(argv[argv.index('--jobs') + 1], '3')
+		self.assertNotIn(testrun.SETTINGS_ENV, os.environ, 'left behind')
+
+
 	def test_unknown_stage(self) -> None:
 		self.assertEqual(self.run_main('matrix,nope'), '2')
+
+class CountingResultTest(unittest.TestCase):
+	"""Passes are counted one by one, not as testsRun minus failures."""
+
+	def test_subtests_and_class_errors(self) -> None:
+		class T(unittest.TestCase):
+			def test_two_failed_subtests(self) -> None:
+				for i in range(2):
+					with self.subTest(i=i):
+						self.fail('no')
+
+			def test_passes(self) -> None:
+				pass
+
+		class Broken(unittest.TestCase):
+			@classmethod
+			def setUpClass(cls) -> None:
+				raise OSError('no fixture')
+
+			def test_never_runs(self) -> None:
+				pass
+		load = unittest.defaultTestLoader.loadTestsFromTestCase
+		suite = unittest.TestSuite([load(T), load(Broken)])
+		r = unittest.TextTestRunner(stream=io.StringIO(),
+					    resultclass=testrun.CountingResult).run(suite)
+		assert isinstance(r, testrun.CountingResult)
+		self.assertEqual(str(r.count()), '1 passed, 3 failed')
+
+	def test_nothing_ran_is_a_failure(self) -> None:
+		r = unittest.TextTestRunner(stream=io.StringIO(),
+					    resultclass=testrun.CountingResult).run(unittest.TestSuite())
+		assert isinstance(r, testrun.CountingResult)
+		self.assertEqual(str(r.count()), '0 passed, 1 failed')
 
 
 if __name__ == '__main__':

@@ -234,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('run', help='the run directory (results/mutants-RUN)')
 	sp.add_argument('mutants', nargs='*', metavar='MUTANT', help='only these (MUTANT=)')
 	pipeline.add_settings(sp)
-	pipeline.add_limits(sp)
+	pipeline.add_limits(sp, max_boots=mutants.MUTANT_BOOTS)
 	sp = add('check', cmd_check, 'shellcheck, mypy --strict; the series: git am, '
 		 'checkpatch --strict, sign-off')
 	pipeline.add_settings(sp)

@@ -28,7 +28,10 @@ def shell_files() -> List[str]:
 
 
 def lint(cmd: List[str]) -> Tuple[bool, str]:
-	p = subprocess.run(cmd, capture_output=True, text=True)
+	try:
+		p = subprocess.run(cmd, capture_output=True, text=True)
+	except OSError as e:	# not installed: that check fails, the others still run
+		return False, f'{cmd[0]}: {e.strerror}; run make deps'
 	out = p.stdout + p.stderr
 	if p.returncode == 0:
 		return True, ''

@@ -12,6 +12,7 @@ the commit changed is rebuilt.
 import argparse
 import os
 import re
+import signal
 import subprocess
 import sys
 from contextlib import contextmanager
@@ -40,6 +41,7 @@ def patched_tree(s: Settings) -> Iterator[Tree]:
 	"""The patched tree, under its lock, with the series applied; on the
 	way out its branch is checked out again (else its stamp is dropped,
 	so that the next run applies the series afresh)."""
+	pipeline.stop_on_sigterm()	# a killed bisect must still check the series out
 	tree = Tree(s, 'patched')
 	with lock.held(s.cache, lock.to_take([tree.lock])):
 		tree.prepare()
@@ -135,6 +137,9 @@ def find_first_bad(s: Settings, args: argparse.Namespace) -> str:
 	"""The first patch of the series that breaks one allocator (or one
 	case on it), as a line for the user. Both ends are checked first."""
 	pipeline.check_axes(s.kernel, ['patched'], [args.alloc])
+	# git bisect run runs the step in the tree: a relative run dir
+	# would land there.
+	args.run = os.path.abspath(args.run)
 	if args.case and args.case not in suite_cases():
 		raise BisectError(f"unknown CASE '{args.case}'; valid: {' '.join(suite_cases())}")
 	os.makedirs(args.run, exist_ok=True)
@@ -173,16 +178,25 @@ def find_first_bad(s: Settings, args: argparse.Namespace) -> str:
 
 def bisect_run(tree: Tree, argv: List[str], env: Dict[str, str], logfile: str) -> str:
 	"""git bisect run, its output shown live and kept in logfile."""
+	# Its own process group, so that stopping it stops the step too.
 	p = subprocess.Popen(['git', '-C', tree.src, 'bisect', 'run'] + argv, env=env,
-			     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+			     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+			     start_new_session=True)
 	assert p.stdout
 	text = ''
-	with open(logfile, 'a') as f:
-		for line in p.stdout:
-			sys.stderr.write(line)
-			f.write(line)
-			text += line
-	if p.wait():
+	try:
+		with open(logfile, 'a') as f:
+			for line in p.stdout:
+				sys.stderr.write(line)
+				f.write(line)
+				text += line
+	finally:
+		# Stopped early (SIGTERM, ^C): the step must not go on moving
+		# HEAD after patched_tree() has checked the series out again.
+		if p.poll() is None:
+			os.killpg(p.pid, signal.SIGTERM)
+		p.wait()
+	if p.returncode:
 		raise BisectError(f'git bisect run failed; log: {logfile}')
 	# git's last line may lack its newline: ours starts on a line of its own.
 	if text and not text.endswith('\n'):

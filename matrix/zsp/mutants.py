@@ -154,8 +154,7 @@ def run_one(s: Settings, args: argparse.Namespace, name: str, alloc: str,
 	"""One cell of the copy as it stands; prints its ok/FAIL line."""
 	out = os.path.join(args.run, name)
 	cell_args = argparse.Namespace(**{**vars(args), 'tree': 'mutant', 'alloc': alloc,
-					  'out': out, 'modules': results.SUITE_MODULE,
-					  'max_boots': MUTANT_BOOTS})
+					  'out': out, 'modules': results.SUITE_MODULE})
 	pipeline.cell(s, cell_args)
 	result, why = judge(out)
 	mark = 'ok  ' if result == want else 'FAIL'

@@ -257,10 +257,11 @@ def settings_argv(s: Settings) -> List[str]:
 	return argv + (['--fresh'] if s.fresh else [])
 
 
-def add_limits(p: argparse.ArgumentParser) -> None:
+def add_limits(p: argparse.ArgumentParser, max_boots: int = runner.MAX_BOOTS) -> None:
 	qemu.add_limits(p)
-	p.add_argument('--max-boots', type=int, default=runner.MAX_BOOTS,
-		       help='give up (error rows) after this many boots of a cell')
+	p.add_argument('--max-boots', type=int, default=max_boots,
+		       help='give up (error rows) after this many boots of a cell '
+		       '(default: %(default)s)')
 
 
 def settings(args: argparse.Namespace) -> Settings:

@@ -23,21 +23,27 @@ Every cell runs afresh (--fresh): no result reused from an earlier run.
 """
 
 import argparse
+import contextlib
 import dataclasses
 import os
+import shlex
 import shutil
 import sys
 import tempfile
 import time
 import unittest
 from dataclasses import dataclass
-from typing import Callable, Dict, List
+from typing import Any, Callable, Dict, List
+from unittest import mock
 
 from . import axes, baseline, check, commits, mutants, pipeline, table
 from .kernel import Settings
 from .kernel_errors import KernelError
 from .progress import log
 
+# The fault tests take the run's settings flags from here, as one shell
+# line (unittest has no argv for them).
+SETTINGS_ENV = 'ZSP_TEST_SETTINGS'
 STAGES = ('selftest', 'check', 'matrix', 'baseline', 'faults', 'bisect', 'mutants')
 # The planted bad patch of the bisect stage: it breaks kfree_bulk() of
 # sentinels on SLUB only, right after the SLUB fix.
@@ -75,12 +81,31 @@ def unittests(pattern: str) -> Count:
 	_FailedTest), never a missing one."""
 	suite = unittest.defaultTestLoader.discover(os.path.join(axes.MATRIX, 'tests'),
 						    pattern=pattern, top_level_dir=axes.MATRIX)
-	r = unittest.TextTestRunner(stream=sys.stderr, verbosity=2).run(suite)
-	bad = len(r.failures) + len(r.errors) + len(r.unexpectedSuccesses)
-	n = Count(passed=r.testsRun - bad - len(r.skipped), failed=bad, skipped=len(r.skipped))
-	if r.testsRun == 0:
-		n.failed += 1
-	return n
+	r = unittest.TextTestRunner(stream=sys.stderr, verbosity=2,
+				    resultclass=CountingResult).run(suite)
+	assert isinstance(r, CountingResult)
+	return r.count()
+
+
+class CountingResult(unittest.TextTestResult):
+	"""Passes as unittest reports them, one by one: testsRun minus the
+	failures would count a test with two failed subTests as -1 passes,
+	and a setUpClass error (not in testsRun) as one pass less."""
+
+	def __init__(self, *args: Any, **kw: Any) -> None:
+		super().__init__(*args, **kw)
+		self.passes = 0
+
+	def addSuccess(self, test: unittest.TestCase) -> None:
+		super().addSuccess(test)
+		self.passes += 1
+
+	def count(self) -> Count:
+		bad = len(self.failures) + len(self.errors) + len(self.unexpectedSuccesses)
+		n = Count(passed=self.passes, failed=bad, skipped=len(self.skipped))
+		if not self.passes + bad:
+			n.failed += 1	# nothing ran: never an empty pass
+		return n
 
 
 class Stages:
@@ -107,7 +132,11 @@ class Stages:
 			log(f'matrix: no results.json in {self.matrix_run}')
 			return Count(failed=1)
 		n = table.count(self.matrix_run)
-		return Count(passed=n['pass'] + n['known'], failed=n['fail'], skipped=n['skip'])
+		c = Count(passed=n['pass'] + n['known'], failed=n['fail'], skipped=n['skip'])
+		if not c.passed + c.failed + c.skipped:
+			log(f'matrix: no gated row in {self.matrix_run}')
+			c.failed = 1
+		return c
 
 	def baseline(self) -> Count:
 		if not os.path.exists(os.path.join(self.matrix_run, 'results.json')):
@@ -118,9 +147,10 @@ class Stages:
 		return of([v == 'ok' for v, _ in lines if v != 'skip'])
 
 	def faults(self) -> Count:
-		# The fault tests work on the cache of this run.
-		os.environ['ZSP_TEST_CACHE'] = self.s.cache
-		return unittests('faults_*.py')
+		# The fault tests work on this run's trees, with its settings.
+		with mock.patch.dict(os.environ,
+				     {SETTINGS_ENV: shlex.join(pipeline.settings_argv(self.s))}):
+			return unittests('faults_*.py')
 
 	def bisect(self) -> Count:
 		"""A copy of the series with BAD_PATCH after the SLUB fix: bisecting
@@ -173,7 +203,10 @@ def main(s: Settings, args: argparse.Namespace) -> int:
 	for name in chosen:
 		log(f'{name}: start')
 		try:
-			n = run[name]()
+			# Stdout is the summary line alone: a stage's own lines go
+			# to stderr with the rest of the log.
+			with contextlib.redirect_stdout(sys.stderr):
+				n = run[name]()
 		except Exception as e:	# a stage that breaks is a failure, never absent
 			log(f'{name}: {type(e).__name__}: {e}')
 			n = Count(failed=1)
