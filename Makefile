@@ -39,6 +39,8 @@ CACHE ?= $(ROOT)/build
 RESULTS ?= $(ROOT)/results
 ALLOC ?= all
 TREE ?= both
+# Empty: zsp's default profile (tiny); "all": every profile.
+PROFILE ?=
 GUEST_BOOTS ?= 3
 # FRESH=1: run kbuild and boot every cell even when no input changed.
 ZSP_FLAGS := --cache $(abspath $(CACHE))$(if $(PATCHES), --patches $(abspath $(PATCHES)))$(if \
@@ -49,10 +51,12 @@ ZSP_FLAGS := --cache $(abspath $(CACHE))$(if $(PATCHES), --patches $(abspath $(P
 ZSP := PYTHONPATH=$(ROOT)/matrix python3 -m zsp
 ALLOCATORS := $(shell $(ZSP) axes allocators 2>/dev/null)
 TREES := $(shell $(ZSP) axes trees 2>/dev/null)
+PROFILES := $(shell $(ZSP) axes profiles 2>/dev/null)
 RUN_ID := $(shell echo $$(date +%Y%m%d-%H%M%S)-$$$$)
 
 sel_alloc = $(if $(filter all,$(ALLOC)),$(ALLOCATORS),$(ALLOC))
 sel_tree = $(if $(filter both,$(TREE)),$(TREES),$(TREE))
+sel_profile = $(if $(filter all,$(PROFILE)),$(PROFILES),$(PROFILE))
 
 # Bad input stops here, with one line, before any work.
 ifneq ($(ALLOCATORS),)
@@ -61,6 +65,9 @@ $(error unknown ALLOC '$(ALLOC)'; valid: $(ALLOCATORS) all)
 endif
 ifneq ($(filter-out $(TREES) both,$(TREE)),)
 $(error unknown TREE '$(TREE)'; valid: $(TREES) both)
+endif
+ifneq ($(filter-out $(PROFILES) all,$(PROFILE)),)
+$(error unknown PROFILE '$(PROFILE)'; valid: $(PROFILES) all)
 endif
 ifneq ($(filter bisect,$(MAKECMDGOALS)),)
 ifeq ($(filter $(ALLOCATORS),$(ALLOC)),)
@@ -73,12 +80,14 @@ ifneq ($(filter insmod modprobe rmmod load install modules_install,$(MAKECMDGOAL
 $(error '$(MAKECMDGOALS)' would touch the host kernel; the modules run only in QEMU guests (make run))
 endif
 
-.PHONY: help deps matrix run test check selftest bisect series-check mutants bench clean distclean
+.PHONY: help deps matrix run test check selftest bisect series-check mutants bench clean \
+	distclean profile-configs
 
 help:
 	@echo 'make matrix              build, boot and test all allocators, vanilla and patched'
 	@echo 'make run ALLOC=slub      one allocator (TREE=vanilla|patched|both, default both)'
 	@echo 'make test                everything CI runs; ends with "N passed, N failed"'
+	@echo 'make profile-configs     configs/{distro,debug}*.config (distro: Debian'"'"'s linux-config-6.1)'
 	@echo 'make check               shellcheck, mypy --strict; checkpatch --strict, sign-off, git am'
 	@echo 'make selftest            harness unit tests (no kernel build)'
 	@echo 'make bisect ALLOC=slob [GOOD=patch|base|commit] [BAD=...] [CASE=name] [PATCHES=dir]'
@@ -91,6 +100,7 @@ help:
 	@echo 'make distclean           remove the whole cache ($(CACHE)); results stay'
 	@echo 'Variables (default):'
 	@echo '  ALLOC=$(subst $(eval) ,|,$(ALLOCATORS))|all (all)   TREE=$(subst $(eval) ,|,$(TREES))|both (both)'
+	@echo '  PROFILE=$(subst $(eval) ,|,$(PROFILES))|all   kernel configs (zsp/axes.py: PROFILES, DEFAULT_PROFILE)'
 	@echo '  CACHE=dir     trees, O= dirs, ccache, locks ($(CACHE))'
 	@echo '  RESULTS=dir   one directory per run, never overwritten ($(RESULTS))'
 	@echo '  PATCHES=dir   a series to use instead of patches/ (its "series" file names the order)'
@@ -111,7 +121,8 @@ matrix: run
 
 run: deps
 	@mkdir -p $(RESULTS)/$(RUN_ID) && ln -sfn $(RUN_ID) $(RESULTS)/latest
-	@$(ZSP) run $(RESULTS)/$(RUN_ID) --trees "$(sel_tree)" --allocs "$(sel_alloc)" $(ZSP_FLAGS)
+	@$(ZSP) run $(RESULTS)/$(RUN_ID) --trees "$(sel_tree)" --allocs "$(sel_alloc)" \
+		--profiles "$(sel_profile)" $(ZSP_FLAGS)
 
 bisect: deps
 	@$(ZSP) bisect $(RESULTS)/bisect-$(ALLOC)-$(RUN_ID) --alloc $(ALLOC) \
@@ -125,6 +136,10 @@ mutants: deps
 
 check: deps
 	@$(ZSP) check $(ZSP_FLAGS)
+
+profile-configs:
+	@matrix/deps.sh linux-config-6.1
+	@$(ZSP) profile-configs $(ZSP_FLAGS)
 
 selftest:
 	@cd matrix && python3 -m unittest discover -s tests -t . -q

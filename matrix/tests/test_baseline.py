@@ -72,6 +72,29 @@ class BaselineTest(unittest.TestCase):
 		self.assertEqual([l.split()[0] for l in out], ['skip', 'FAIL'])
 		self.assertIn('z2_kfree: error, not in the baseline', out[1])
 
+	def test_profile_lines(self) -> None:
+		"""A plain line holds for every profile; "alloc/profile" for that
+		profile alone, in place of the plain one."""
+		listed = ('slub z2_kfree crash page fault\n'
+			  'slub/distro z2_kfree crash general protection\n'
+			  'slub/distro z1_mempool crash poison\n')
+		tiny = [row('slub', 'z2_kfree', 'crash', 'page fault'),
+			row('slub', 'z1_mempool', 'pass')]
+		distro = [dict(r, profile='distro') for r in (
+			row('slub', 'z2_kfree', 'crash', 'general protection fault'),
+			row('slub', 'z1_mempool', 'crash', 'poison'))]
+		rc, out = self.check(listed, tiny + distro)
+		self.assertEqual(rc, 0, out)
+		self.assertEqual(len(out), 3, out)
+		self.assertTrue(all('6.1/distro' in l for l in out[1:]), out)
+		# The distro line does not hold for tiny, nor tiny's for distro.
+		rc, out = self.check(listed, [dict(tiny[0], detail='general protection')])
+		self.assertEqual(rc, 1, out)
+
+	def test_unknown_profile_names_the_line(self) -> None:
+		with self.assertRaisesRegex(ValueError, r"baseline.txt:1: unknown profile 'nope'"):
+			self.check('slab/nope z2_kfree crash x\n', [])
+
 	def test_bad_regex_names_the_line(self) -> None:
 		with self.assertRaisesRegex(ValueError, r'baseline.txt:2: bad reason regex'):
 			self.check('\nslab z2_kfree crash (unclosed\n', [])

@@ -332,7 +332,8 @@ class ResumeTest(unittest.TestCase):
 			kernel_version='6.1', profile='tiny',
 			tree='patched', alloc='slub', kernel='bzImage', initrd=self.base,
 			gen_init_cpio=self.gen, kunit_tool=self.kunit, modules='zero_size_test',
-			out=out, timeout=20, silence=3, max_boots=4, store='', fresh=True)
+			out=out, timeout=20, silence=3, max_boots=4, store='', fresh=True,
+			not_available='')
 		# The boots' progress lines are not this test's output.
 		with contextlib.redirect_stderr(io.StringIO()):
 			self.assertEqual(runner.Cell(args).run(), 0)

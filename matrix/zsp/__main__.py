@@ -8,8 +8,8 @@ import os
 import sys
 from typing import Callable, Dict, List, Optional
 
-from . import (axes, baseline, bench, check, commits, lock, mutants, pipeline, qemu, results,
-	       runner, series, series_table, table, testrun)
+from . import (axes, baseline, bench, check, commits, lock, mutants, pipeline, profiles, qemu,
+	       results, runner, series, series_table, table, testrun)
 from .kernel import CellBuild, Tree
 from .kernel_errors import KernelError
 
@@ -94,6 +94,10 @@ def cmd_mutants(args: argparse.Namespace) -> int:
 	return mutants.main(pipeline.settings(args), args)
 
 
+def cmd_profile_configs(args: argparse.Namespace) -> int:
+	return profiles.main(pipeline.settings(args), args)
+
+
 def cmd_check(args: argparse.Namespace) -> int:
 	return check.main(pipeline.settings(args))
 
@@ -171,6 +175,8 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('run', help='the run directory (results/RUN)')
 	sp.add_argument('--trees', default='', help='space-separated trees (default: all)')
 	sp.add_argument('--allocs', default='', help='space-separated allocators (default: all)')
+	sp.add_argument('--profiles', default='',
+			help='space-separated profiles (PROFILE=; default: --profile)')
 	pipeline.add_settings(sp)
 	pipeline.add_limits(sp)
 	sp = add('cell', cmd_cell, 'one cell on its tree as checked out: build and boot; '
@@ -235,6 +241,11 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('mutants', nargs='*', metavar='MUTANT', help='only these (MUTANT=)')
 	pipeline.add_settings(sp)
 	pipeline.add_limits(sp, max_boots=mutants.MUTANT_BOOTS)
+	sp = add('profile-configs', cmd_profile_configs, 'configs/{distro,debug}*.config (distro: '
+		 "from Debian's kernel config), allocator by allocator as Kconfig decides")
+	sp.add_argument('--debian-config', default=profiles.DEBIAN_CONFIG,
+			help='the Debian config to take the values from (default: %(default)s)')
+	pipeline.add_settings(sp)
 	sp = add('check', cmd_check, 'shellcheck, mypy --strict; the series: git am, '
 		 'checkpatch --strict, sign-off')
 	pipeline.add_settings(sp)

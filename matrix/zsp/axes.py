@@ -29,10 +29,15 @@ class Kernel:
 class Profile:
 	"""A kind of kernel config the cells are built with, on top of the
 	tree's tinyconfig: configs/<fragment> files in order, then
-	configs/<allocator>.config."""
+	configs/<profile>-<allocator>.config where the profile has options
+	that only some allocators have, then configs/<allocator>.config; and
+	the guest it boots in."""
 	name: str
 	fragments: Tuple[str, ...]
 	help: str
+	memory: str = ''	# the guest's RAM (QEMU -m; '': qemu.QemuConfig's)
+	numa_nodes: int = 1	# split RAM and vCPUs into this many nodes
+	append: str = ''	# kernel command line, after the harness's own
 
 
 KERNELS: Dict[str, Kernel] = {k.name: k for k in (
@@ -44,6 +49,14 @@ KERNELS: Dict[str, Kernel] = {k.name: k for k in (
 PROFILES: Dict[str, Profile] = {p.name: p for p in (
 	Profile(name='tiny', fragments=('base.config',),
 		help='tinyconfig + what the suite needs: the smallest kernel that shows the bugs'),
+	Profile(name='distro', fragments=('base.config', 'distro.config'),
+		help="tiny + Debian 12's slab-relevant options (memcg, NUMA, preemptible "
+		'RCU, hardening, kmem tracing), refreshed by make distro-config',
+		memory='512M', numa_nodes=2),
+	Profile(name='debug', fragments=('base.config', 'debug.config'),
+		help='tiny + KASAN, KFENCE, kmemleak, slab poisoning, init_on_free, lockdep, '
+		'DEBUG_VM, debugobjects: the kernels developers debug with',
+		memory='1G'),
 )}
 TREES = ('vanilla', 'patched')
 DEFAULT_KERNEL = '6.1'

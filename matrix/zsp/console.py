@@ -52,6 +52,48 @@ COMM = re.compile(r'CPU: \d+ PID: \d+ Comm: (\S+)')
 ZSP_FAULT = re.compile(r'address: 0000000000000010\b')
 POWER_DOWN = re.compile(r'reboot: (Power down|System halted)')
 MEMINIT = re.compile(r'test_meminit: (all \d+ tests passed!|failures: .*)')
+# guest-init's kmemleak report, run as if it were a module (debug profile).
+KMEMLEAK_MODULE = 'kmemleak'
+LEAK = re.compile(r'unreferenced object (0x[0-9a-f]+) \(size (\d+)\):')
+LEAK_COMM = re.compile(r'comm "([^"]*)"')
+LEAK_FRAME = re.compile(r'\[<[0-9a-f]+>\] (\S+)')
+
+
+@dataclass
+class Leak:
+	"""One object of a kmemleak report."""
+	address: str
+	size: int
+	comm: str = ''
+	frames: List[str] = field(default_factory=list)
+
+	@property
+	def suites(self) -> bool:
+		"""Allocated by the suite: in a KUnit case's thread or the module."""
+		return self.comm == 'kunit_try_catch' or any('zero_size' in f for f in self.frames)
+
+	def describe(self) -> str:
+		where = next((f for f in self.frames if 'zero_size' in f), '')
+		where = where or next((f for f in self.frames if 'kmalloc' not in f
+				       and 'kmem_cache' not in f and 'slab' not in f), '?')
+		return f'{self.address} (size {self.size}, comm {self.comm}, from {where})'
+
+
+def leaks(lines: List[str]) -> List[Leak]:
+	"""The objects of a kmemleak report, with their task and backtrace."""
+	out: List[Leak] = []
+	for line in lines:
+		m = LEAK.search(line)
+		if m:
+			out.append(Leak(m.group(1), int(m.group(2))))
+		elif out:
+			c = LEAK_COMM.search(line)
+			if c and not out[-1].comm:
+				out[-1].comm = c.group(1)
+			f = LEAK_FRAME.search(line)
+			if f:
+				out[-1].frames.append(f.group(1))
+	return out
 
 
 @dataclass

@@ -31,13 +31,14 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional
 
-from . import axes, qemu, series
+from . import axes, console, qemu, series
 from .cache import Stamp, digest
 from .kernel_errors import BuildError, ConfigError, SeriesError, TreeError
 from .progress import log
 
 # Upstream's tests, run as a regression gate where the config builds them.
-UPSTREAM_MODULES = ('lib/test_meminit.ko', 'lib/slub_kunit.ko')
+UPSTREAM_MODULES = ('lib/test_meminit.ko', 'lib/slub_kunit.ko', 'mm/kasan/kasan_test.ko',
+		    'mm/kfence/kfence_test.ko')
 SUITE_MODULES = ('zero_size_plan.ko', 'zero_size_test.ko', 'zero_size_bench.ko')
 GIT_ID = ['-c', 'user.name=zsp', '-c', 'user.email=zsp@localhost']
 
@@ -257,6 +258,36 @@ class StageTimer:
 				f.write(f'{self.stage} {time.monotonic() - self.t0:.2f}\n')
 
 
+# A profile's allocator fragment names, on one line starting so, the
+# profile's options that the allocator does not have (zsp/profiles.py).
+NA_PREFIX = '# n/a: '
+
+
+def not_available(path: str) -> List[str]:
+	"""The options on the "# n/a:" line of a fragment, if it has one."""
+	if os.path.exists(path):
+		with open(path) as f:
+			for line in f:
+				if line.startswith(NA_PREFIX):
+					return line[len(NA_PREFIX):].split()
+	return []
+
+
+def wanted(fragments: List[str]) -> Dict[str, str]:
+	"""Option -> the line ("CONFIG_X=v" or "# CONFIG_X is not set") of the
+	last fragment that names it."""
+	want: Dict[str, str] = {}
+	for frag in fragments:
+		with open(frag) as f:
+			for line in f.read().splitlines():
+				line = line.strip()
+				if line.startswith('CONFIG_') and '=' in line:
+					want[line.split('=', 1)[0]] = line
+				elif line.startswith('# CONFIG_') and line.endswith(' is not set'):
+					want[line[2:].split()[0]] = line
+	return want
+
+
 class CellBuild:
 	"""The build side of one cell: (tree, allocator) in one kernel and
 	profile. Owns the cell's paths and its config/kernel/module/initramfs
@@ -293,17 +324,33 @@ class CellBuild:
 
 	@property
 	def fragments(self) -> List[str]:
-		names = list(self.profile.fragments) + [f'{self.alloc}.config']
-		return [os.path.join(self.s.configs, n) for n in names]
+		"""The profile's, its options for this allocator alone if it has
+		any (configs/PROFILE-ALLOC.config), then the allocator's."""
+		paths = [os.path.join(self.s.configs, n) for n in self.profile.fragments]
+		own = self.profile_alloc_fragment
+		return paths + ([own] if os.path.exists(own) else []) + \
+			[os.path.join(self.s.configs, f'{self.alloc}.config')]
+
+	@property
+	def profile_alloc_fragment(self) -> str:
+		return os.path.join(self.s.configs, f'{self.profile.name}-{self.alloc}.config')
+
+	@property
+	def not_available(self) -> List[str]:
+		"""The profile's options this allocator does not have."""
+		return not_available(self.profile_alloc_fragment)
 
 	def ccache_dir(self) -> str:
 		return os.environ.get('CCACHE_DIR', os.path.join(self.s.cache, 'ccache'))
 
 	def default_modules(self) -> List[str]:
-		"""Upstream's test modules this config built, then the suite."""
+		"""Upstream's test modules this config built, then the suite, then
+		(a kernel with kmemleak) guest-init's leak report."""
 		mods = [os.path.basename(m)[:-3] for m in UPSTREAM_MODULES
 			if os.path.exists(os.path.join(self.obj, m))]
-		return mods + ['zero_size_test']
+		with open(os.path.join(self.obj, '.config')) as f:
+			leak = 'CONFIG_DEBUG_KMEMLEAK=y\n' in f.read()
+		return mods + ['zero_size_test'] + ([console.KMEMLEAK_MODULE] if leak else [])
 
 	# -- config ------------------------------------------------------------
 
@@ -350,22 +397,18 @@ class CellBuild:
 		stamp.set(key)
 
 	def verify(self, config: str) -> None:
-		"""Every "=" line of the fragments is in config as written; every
-		"is not set" option is unset."""
+		"""Every option the fragments set is in config as the last fragment
+		that names it wrote it (merge_config.sh's rule: a later fragment
+		overrides an earlier one); every "is not set" option is unset."""
 		with open(config) as f:
 			have = set(f.read().splitlines())
 		set_opts = {line.split('=', 1)[0] for line in have if line.startswith('CONFIG_')}
 		bad = []
-		for frag in self.fragments:
-			with open(frag) as f:
-				for line in f.read().splitlines():
-					line = line.strip()
-					if line.startswith('CONFIG_') and '=' in line and line not in have:
-						bad.append(line)
-					elif line.startswith('# CONFIG_') and line.endswith(' is not set'):
-						opt = line[2:].split()[0]
-						if opt in set_opts:
-							bad.append(f'{opt}(unset)')
+		for opt, line in wanted(self.fragments).items():
+			if line.startswith('CONFIG_') and line not in have:
+				bad.append(line)
+			elif line.startswith('# ') and opt in set_opts:
+				bad.append(f'{opt}(unset)')
 		if bad:
 			raise ConfigError(f"olddefconfig dropped or changed: {' '.join(bad)} "
 					  f'(check their dependencies in {self.s.configs})')

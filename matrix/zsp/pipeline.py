@@ -11,6 +11,7 @@ locks go with this process.
 """
 
 import argparse
+import itertools
 import os
 import shutil
 import signal
@@ -19,7 +20,7 @@ import sys
 import threading
 import time
 from types import FrameType
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
 from . import axes, lock, qemu, runner, table
 from .kernel import CellBuild, Settings, Tree, default_jobs
@@ -45,7 +46,8 @@ class Boot:
 		       '--gen-init-cpio', build.gen_init_cpio, '--kunit-tool', build.kunit_tool,
 		       '--modules', ' '.join(modules), '--out', out,
 		       '--timeout', str(limits.timeout), '--silence', str(limits.silence),
-		       '--max-boots', str(limits.max_boots), '--store', store]
+		       '--max-boots', str(limits.max_boots), '--store', store,
+		       '--not-available', ' '.join(build.not_available)]
 		if build.s.fresh:
 			cmd.append('--fresh')
 		env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(
@@ -165,14 +167,16 @@ def run(s: Settings, args: argparse.Namespace) -> int:
 	stop_on_sigterm()
 	trees: List[str] = args.trees.split() or list(axes.TREES)
 	allocs: List[str] = args.allocs.split() or list(axes.allocators(s.kernel))
-	check_axes(s.kernel, trees, allocs)
+	profiles: List[str] = args.profiles.split() or [args.profile]
+	check_axes(s.kernel, trees, allocs, profiles)
 	os.makedirs(args.run, exist_ok=True)
 	with lock.held(s.cache, lock.to_take([Tree(s, t).lock for t in trees])):
-		run_cells(s, args, trees, allocs)
+		run_cells(s, args, trees, profiles, allocs)
 	return table.main(args.run)
 
 
-def run_cells(s: Settings, args: argparse.Namespace, trees: List[str], allocs: List[str]) -> None:
+def run_cells(s: Settings, args: argparse.Namespace, trees: List[str], profiles: List[str],
+	      allocs: List[str]) -> None:
 	# A cell boots in the background while the next one builds: a TCG
 	# guest keeps about one core busy, kbuild both, and beside a build the
 	# verdicts stay the same (vanilla-slub measured: 70 s of boots instead
@@ -187,14 +191,14 @@ def run_cells(s: Settings, args: argparse.Namespace, trees: List[str], allocs: L
 				if not isinstance(e, KernelError):
 					e = KernelError(f'tree {t}: {type(e).__name__}: {e}')
 				print(f'error: {e}', file=sys.stderr)
-				for a in allocs:
-					out = os.path.join(args.run, axes.Cell(s.kernel, t, args.profile, a).name)
+				for p, a in itertools.product(profiles, allocs):
+					out = os.path.join(args.run, axes.Cell(s.kernel, t, p, a).name)
 					os.makedirs(out, exist_ok=True)
 					write_error(out, str(e))
 				continue
-			for a in allocs:
-				c = axes.Cell(s.kernel, t, args.profile, a)
-				build = CellBuild(s, t, a, args.profile)
+			for p, a in itertools.product(profiles, allocs):
+				c = axes.Cell(s.kernel, t, p, a)
+				build = CellBuild(s, t, a, p)
 				out = os.path.join(args.run, c.name)
 				if not prepare(build, out):
 					continue
@@ -213,7 +217,11 @@ class AxisError(Exception):
 	"""A tree or allocator that is not on the matrix."""
 
 
-def check_axes(kernel: str, trees: List[str], allocs: List[str]) -> None:
+def check_axes(kernel: str, trees: List[str], allocs: List[str],
+	       profiles: Sequence[str] = ()) -> None:
+	for p in profiles:
+		if p not in axes.PROFILES:
+			raise AxisError(f"unknown PROFILE '{p}'; valid: {' '.join(axes.PROFILES)} all")
 	for t in trees:
 		if t not in axes.TREES:
 			raise AxisError(f"unknown TREE '{t}'; valid: {' '.join(axes.TREES)} both")

@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, asdict
 from typing import List, Optional, Tuple
 
-from . import console
+from . import axes, console
 from .results import Outcome
 
 # After a fatal line, read this long for the rest of the oops, then kill.
@@ -72,16 +72,55 @@ class QemuConfig:
 				    '-monitor', 'none', '-serial', 'stdio')
 
 
+@dataclass(frozen=True)
+class Guest:
+	"""What a cell's profile asks of its guest (axes.Profile)."""
+	memory: str = ''
+	numa_nodes: int = 1
+	append: str = ''
+
+	@staticmethod
+	def of(profile: str) -> 'Guest':
+		p = axes.PROFILES[profile]
+		return Guest(p.memory, p.numa_nodes, p.append)
+
+
 X86_64 = QemuConfig(arch='x86_64', binary='qemu-system-x86_64',
 		    kernel_image='arch/x86/boot/bzImage', console='ttyS0')
 
 
-def qemu_command(kernel: str, initrd: str, append: str,
-		 config: QemuConfig = X86_64) -> List[str]:
+def qemu_command(kernel: str, initrd: str, append: str, config: QemuConfig = X86_64,
+		 guest: Optional[Guest] = None) -> List[str]:
 	accel = 'kvm' if kvm_usable() else 'tcg'
-	return ([config.binary, '-accel', accel, '-m', config.memory, '-smp', str(config.smp)]
-		+ list(config.options)
-		+ ['-kernel', kernel, '-initrd', initrd, '-append', append])
+	g = guest or Guest()
+	memory = g.memory or config.memory
+	return ([config.binary, '-accel', accel, '-m', memory, '-smp', str(config.smp)]
+		+ numa_options(memory, g.numa_nodes, config.smp) + list(config.options)
+		+ ['-kernel', kernel, '-initrd', initrd,
+		   '-append', f'{append} {g.append}'.strip()])
+
+
+def numa_options(memory: str, nodes: int, smp: int) -> List[str]:
+	"""RAM and vCPUs split evenly over the nodes: the guest sees them
+	through ACPI's SRAT, as on a real machine."""
+	if nodes <= 1:
+		return []
+	mib = parse_mib(memory) // nodes
+	opts = []
+	for n in range(nodes):
+		cpus = [c for c in range(smp) if c % nodes == n]
+		opts += ['-object', f'memory-backend-ram,id=ram{n},size={mib}M',
+			 '-numa', f'node,nodeid={n},memdev=ram{n}'
+			 + ''.join(f',cpus={c}' for c in cpus)]
+	return opts
+
+
+def parse_mib(size: str) -> int:
+	"""'512M' or '1G' in MiB."""
+	m = re.fullmatch(r'(\d+)([MG])', size)
+	if not m:
+		raise ValueError(f"guest memory '{size}' is not like 512M or 1G")
+	return int(m.group(1)) * (1024 if m.group(2) == 'G' else 1)
 
 
 # console=ttyS0: the harness reads the serial line. panic=-1 with
@@ -152,9 +191,9 @@ def exit_reason(rc: int) -> str:
 
 
 def boot(kernel: str, initrd: str, log: str, timeout: float,
-	 silence: float, extra_append: str = '') -> BootResult:
+	 silence: float, extra_append: str = '', guest: Optional[Guest] = None) -> BootResult:
 	start = time.monotonic()
-	cmd = qemu_command(kernel, initrd, f'{APPEND} {extra_append}'.strip())
+	cmd = qemu_command(kernel, initrd, f'{APPEND} {extra_append}'.strip(), guest=guest)
 	watch = Watch()
 	result: Optional[BootResult] = None
 	try:

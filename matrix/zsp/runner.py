@@ -95,6 +95,19 @@ def console_verdict(status: str, detail: str,
 	return status, detail
 
 
+def leak_verdict(seg: console.Segment) -> Tuple[str, str]:
+	"""kmemleak after the suite: a leaked object of the suite's fails the
+	cell; the kernel's own (boot-time) reports are counted, not judged."""
+	if seg.rc != 0:
+		return 'error', f'kmemleak scan failed (rc={seg.rc}): no report to judge'
+	found = console.leaks(seg.lines)
+	ours = [lk for lk in found if lk.suites]
+	if ours:
+		return 'fail', (f"{len(ours)} object(s) of the suite leaked: "
+				f"{'; '.join(lk.describe() for lk in ours[:3])}")
+	return 'pass', f'no object of the suite leaked ({len(found) - len(ours)} elsewhere)'
+
+
 def make_initrd(base: str, gen_init_cpio: str, modules: List[str],
 		skip: List[str], path: str) -> None:
 	"""The cell's initramfs plus a second archive holding the boot's plan."""
@@ -237,6 +250,10 @@ class Cell:
 			for case in cases:
 				self.expected.setdefault(case, suite)
 				self.suite_of.setdefault(case, suite)
+		if seg.module == console.KMEMLEAK_MODULE:
+			if seg.rc is not None:
+				self.record(seg.module, *leak_verdict(seg), n, suite=seg.module)
+			return
 		if seg.module == 'test_meminit':
 			self.suite_of['test_meminit'] = 'test_meminit'
 			if seg.rc is not None:
@@ -330,8 +347,8 @@ class Cell:
 
 	def run(self) -> int:
 		a = self.args
-		k = cache.key(a.kernel, a.initrd, a.kunit_tool, a.modules,
-			      a.timeout, a.silence) if a.store else ''
+		k = cache.key(a.kernel, a.initrd, a.kunit_tool, a.modules, a.timeout, a.silence,
+			      qemu.Guest.of(a.profile)) if a.store else ''
 		earlier = cache.lookup(a.store, k) if k and not a.fresh else None
 		if earlier:
 			print(f'    {a.tree}-{a.alloc}: reused, every input as in {earlier} '
@@ -353,7 +370,7 @@ class Cell:
 			stem = os.path.join(a.out, f'boot-{n}')
 			make_initrd(a.initrd, a.gen_init_cpio, modules, skip, stem + '.cpio')
 			r = qemu.boot(a.kernel, stem + '.cpio', stem + '.log',
-				      a.timeout, a.silence)
+				      a.timeout, a.silence, guest=qemu.Guest.of(a.profile))
 			os.unlink(stem + '.cpio')
 			with open(stem + '.log', errors='replace') as f:
 				sc = console.scan(f.read().splitlines())
@@ -420,7 +437,7 @@ class Cell:
 				r.suite = self.suite_of.get(r.case, r.suite)
 		out = {'kernel': self.args.kernel_version, 'tree': self.args.tree,
 		       'profile': self.args.profile, 'allocator': self.args.alloc,
-		       'boots': self.boots,
+		       'not_available': self.args.not_available.split(), 'boots': self.boots,
 		       'cases': [asdict(r) for r in self.results.values()]}
 		self.dump(out)
 		return out
@@ -449,6 +466,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 		       help='results of earlier cells by input hash (cache.py)')
 	p.add_argument('--fresh', action='store_true',
 		       help='boot even when an earlier cell had the same inputs')
+	p.add_argument('--not-available', default='',
+		       help="the profile's options this allocator does not have (recorded)")
 
 
 def run(args: argparse.Namespace) -> int:

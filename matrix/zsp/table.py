@@ -244,6 +244,11 @@ def report(rows: List[Row], cells: List[Row]) -> str:
 		reused = [f"{axes.Cell(c['kernel'], c['tree'], c['profile'], c['allocator']).name} "
 			  f"from {c['reused_from']}" for c in cells
 			  if group(c) == g and c.get('reused_from')]
+		na = {c['allocator']: c['not_available'] for c in cells
+		      if group(c) == g and c.get('not_available')}
+		for alloc, opts in na.items():
+			text += (f"\n(n/a on {alloc}: {' '.join(opts)}: Kconfig has them only "
+				 'with other allocators)')
 		if reused:
 			text += ('\n(not booted again, every input unchanged; FRESH=1 boots: '
 				 + ', '.join(reused) + ')')

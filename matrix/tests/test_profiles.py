@@ -1,0 +1,193 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The profile axis: fragments in merge_config.sh's order and its rule
+(a later fragment wins), the distro fragments from a Debian config, the
+guest a profile asks for (two NUMA nodes), and n/a options shown, never
+passed over."""
+
+import lzma
+import os
+import tempfile
+import unittest
+
+from zsp import axes, console, kernel, profiles, qemu, runner, table
+from zsp.kernel import CellBuild, Settings
+from zsp.kernel_errors import ConfigError
+
+
+def write(path: str, text: str) -> str:
+	with open(path, 'w') as f:
+		f.write(text)
+	return path
+
+
+class FragmentsTest(unittest.TestCase):
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.TemporaryDirectory()
+		self.configs = os.path.join(self.tmp.name, 'configs')
+		os.makedirs(self.configs)
+		for name in ('base', 'distro', 'slab', 'slub', 'slob'):
+			write(os.path.join(self.configs, f'{name}.config'), '')
+		self.s = Settings(cache=self.tmp.name, configs=self.configs)
+
+	def tearDown(self) -> None:
+		self.tmp.cleanup()
+
+	def names(self, alloc: str, profile: str) -> list:
+		return [os.path.basename(f) for f in CellBuild(self.s, 'vanilla', alloc, profile).fragments]
+
+	def test_profile_allocator_fragment_only_where_it_exists(self) -> None:
+		write(os.path.join(self.configs, 'distro-slub.config'), 'CONFIG_SLUB_CPU_PARTIAL=y\n')
+		self.assertEqual(self.names('slub', 'distro'),
+				 ['base.config', 'distro.config', 'distro-slub.config', 'slub.config'])
+		self.assertEqual(self.names('slab', 'distro'),
+				 ['base.config', 'distro.config', 'slab.config'])
+		self.assertEqual(self.names('slub', 'tiny'), ['base.config', 'slub.config'])
+
+	def test_last_fragment_wins(self) -> None:
+		a = write(os.path.join(self.tmp.name, 'a'), 'CONFIG_X=y\n# CONFIG_Y is not set\n')
+		b = write(os.path.join(self.tmp.name, 'b'), '# CONFIG_X is not set\nCONFIG_Y=m\n')
+		self.assertEqual(kernel.wanted([a, b]),
+				 {'CONFIG_X': '# CONFIG_X is not set', 'CONFIG_Y': 'CONFIG_Y=m'})
+
+	def test_verify_checks_the_winning_line(self) -> None:
+		write(os.path.join(self.configs, 'base.config'), 'CONFIG_TREE_RCU=y\n')
+		write(os.path.join(self.configs, 'distro.config'), '# CONFIG_TREE_RCU is not set\n')
+		build = CellBuild(self.s, 'vanilla', 'slab', 'distro')
+		config = write(os.path.join(self.tmp.name, '.config'), '# CONFIG_TREE_RCU is not set\n')
+		build.verify(config)	# base's line is overridden: no error
+		write(config, 'CONFIG_TREE_RCU=y\n')
+		with self.assertRaisesRegex(ConfigError, r'CONFIG_TREE_RCU\(unset\)'):
+			build.verify(config)
+
+	def test_not_available_line(self) -> None:
+		write(os.path.join(self.configs, 'distro-slob.config'),
+		      '# header\n# n/a: CONFIG_MEMCG_KMEM=y CONFIG_SLUB_DEBUG=y\n')
+		self.assertEqual(CellBuild(self.s, 'vanilla', 'slob', 'distro').not_available,
+				 ['CONFIG_MEMCG_KMEM=y', 'CONFIG_SLUB_DEBUG=y'])
+		self.assertEqual(CellBuild(self.s, 'vanilla', 'slub', 'distro').not_available, [])
+
+
+class DistroTest(unittest.TestCase):
+
+	def test_values_from_the_debian_config(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			path = os.path.join(d, 'config.xz')
+			with lzma.open(path, 'wt') as f:
+				f.write('#\n# Linux/x86 6.1.99 Kernel Configuration\n#\n'
+					'CONFIG_MEMCG=y\n# CONFIG_NUMA is not set\n')
+			title, values = profiles.debian_values(path)
+		self.assertEqual(title, 'Linux/x86 6.1.99 Kernel Configuration')
+		self.assertEqual(values['CONFIG_MEMCG'], 'CONFIG_MEMCG=y')
+		self.assertEqual(values['CONFIG_NUMA'], '# CONFIG_NUMA is not set')
+		self.assertEqual(list(values), [f'CONFIG_{o}' for o, _ in profiles.DISTRO])
+
+	def test_missing_debian_config_names_the_package(self) -> None:
+		with self.assertRaisesRegex(ConfigError, 'apt-get install linux-config-6.1'):
+			profiles.debian_values('/nonexistent/config.xz')
+
+	def test_fragment_says_where_each_option_comes_from(self) -> None:
+		values = {'CONFIG_MEMCG_KMEM': 'CONFIG_MEMCG_KMEM=y', 'CONFIG_NUMA': 'CONFIG_NUMA=y'}
+		why = {'CONFIG_NUMA': 'nodes', 'CONFIG_MEMCG_KMEM': 'charged'}
+		text = profiles.fragment('Title.', '/x/config.xz', ['CONFIG_NUMA'], values,
+					 ['CONFIG_MEMCG_KMEM'], why)
+		self.assertIn('from /x/config.xz', text)
+		self.assertIn('# nodes\nCONFIG_NUMA=y\n', text)
+		path = write(os.path.join(tempfile.mkdtemp(), 'f'), text)
+		self.assertEqual(kernel.not_available(path), ['CONFIG_MEMCG_KMEM=y'])
+		self.assertEqual(kernel.wanted([path]), {'CONFIG_NUMA': 'CONFIG_NUMA=y'})
+
+	def test_debug_values(self) -> None:
+		self.assertEqual(profiles.line_of('KFENCE_SAMPLE_INTERVAL=1'),
+				 'CONFIG_KFENCE_SAMPLE_INTERVAL=1')
+		self.assertEqual(profiles.line_of('DEBUG_KMEMLEAK_AUTO_SCAN=n'),
+				 '# CONFIG_DEBUG_KMEMLEAK_AUTO_SCAN is not set')
+
+	def test_the_committed_fragments_are_the_generators(self) -> None:
+		"""configs/{distro,debug}*.config carry the generator's header and
+		only its options: a hand edit would be lost at the next refresh."""
+		for profile, table in (('distro', [o for o, _ in profiles.DISTRO]),
+				       ('debug', [o.split('=')[0] for o, _ in profiles.DEBUG])):
+			known = {f'CONFIG_{o}' for o in table}
+			frags = [f for f in os.listdir(os.path.join(axes.ROOT, 'configs'))
+				 if f.startswith(profile)]
+			self.assertIn(f'{profile}.config', frags)
+			for f in frags:
+				path = os.path.join(axes.ROOT, 'configs', f)
+				with open(path) as fh:
+					self.assertIn('Generated by "make profile-configs"', fh.read(), f)
+				self.assertLessEqual(set(kernel.wanted([path])), known, f)
+
+
+class GuestTest(unittest.TestCase):
+
+	def test_distro_boots_two_numa_nodes(self) -> None:
+		cmd = qemu.qemu_command('k', 'i', 'a', guest=qemu.Guest.of('distro'))
+		numa = [cmd[i + 1] for i, a in enumerate(cmd) if a == '-numa']
+		self.assertEqual(len(numa), 2)
+		self.assertIn('cpus=0', numa[0])
+		self.assertIn('cpus=1', numa[1])
+		mem = cmd[cmd.index('-m') + 1]
+		sizes = [a for a in cmd if a.startswith('memory-backend-ram')]
+		self.assertEqual(sum(int(s.split('size=')[1][:-1]) for s in sizes),
+				 qemu.parse_mib(mem))
+
+	def test_tiny_boots_as_before(self) -> None:
+		cmd = qemu.qemu_command('k', 'i', 'a', guest=qemu.Guest.of('tiny'))
+		self.assertNotIn('-numa', cmd)
+		self.assertEqual(cmd[cmd.index('-m') + 1], qemu.X86_64.memory)
+		self.assertEqual(cmd, qemu.qemu_command('k', 'i', 'a'))
+
+	def test_bad_memory_size(self) -> None:
+		with self.assertRaisesRegex(ValueError, "'2T' is not like"):
+			qemu.parse_mib('2T')
+
+
+class KmemleakTest(unittest.TestCase):
+	"""The debug profile's leak check: the suite's leaks fail the cell,
+	the kernel's own are counted, a failed scan is an error."""
+
+	def segment(self, lines: list, rc: int = 0) -> console.Segment:
+		return console.Segment(console.KMEMLEAK_MODULE, lines, rc=rc)
+
+	def test_recorded_report(self) -> None:
+		with open(os.path.join(os.path.dirname(__file__), 'data', 'kmemleak-report.log')) as f:
+			lines = f.read().splitlines()
+		found = console.leaks(lines)
+		self.assertEqual([(lk.size, lk.comm, lk.suites) for lk in found],
+				 [(64, 'kunit_try_catch', True), (32, 'swapper/0', False)])
+		status, why = runner.leak_verdict(self.segment(lines))
+		self.assertEqual(status, 'fail')
+		self.assertIn('from z2_kfree_bulk_mixed+0x34/0x200', why)
+		status, why = runner.leak_verdict(self.segment(lines[8:]))
+		self.assertEqual((status, why), ('pass', 'no object of the suite leaked (1 elsewhere)'))
+
+	def test_failed_scan_is_an_error(self) -> None:
+		self.assertEqual(runner.leak_verdict(self.segment([], rc=1))[0], 'error')
+
+	def test_planned_only_with_kmemleak(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			build = CellBuild(Settings(cache=d), 'vanilla', 'slub', 'debug')
+			os.makedirs(build.obj)
+			write(os.path.join(build.obj, '.config'), 'CONFIG_DEBUG_KMEMLEAK=y\n')
+			self.assertEqual(build.default_modules()[-2:], ['zero_size_test', 'kmemleak'])
+			write(os.path.join(build.obj, '.config'), '# CONFIG_DEBUG_KMEMLEAK is not set\n')
+			self.assertEqual(build.default_modules()[-1], 'zero_size_test')
+
+
+class NotAvailableTest(unittest.TestCase):
+
+	def test_shown_under_the_profiles_table(self) -> None:
+		cells = [{'kernel': '6.1', 'tree': 'patched', 'profile': 'distro', 'allocator': a,
+			  'not_available': na, 'boots': [],
+			  'cases': [{'suite': 'zero_size_free', 'case': 'z2_kfree',
+				     'status': 'pass', 'detail': '', 'boot': 1}]}
+			 for a, na in (('slub', []), ('slob', ['CONFIG_MEMCG_KMEM=y']))]
+		text = table.report(table.flatten('r', cells), cells)
+		self.assertIn('kernel 6.1, profile distro', text)
+		self.assertIn('(n/a on slob: CONFIG_MEMCG_KMEM=y:', text)
+		self.assertNotIn('n/a on slub', text)
+
+
+if __name__ == '__main__':
+	unittest.main()

@@ -1,0 +1,215 @@
+# SPDX-License-Identifier: GPL-2.0
+"""make profile-configs: configs/PROFILE*.config of the distro and debug
+profiles, allocator by allocator as the tree's Kconfig decides.
+
+The distro profile is the tiny profile plus the slab-relevant options of
+Debian 12's kernel, set as Debian sets them: DISTRO says which options and
+why each matters to the zero-size contract; their values come from the
+Debian package linux-config-6.1 (config.amd64_none_amd64.xz), so that a
+newer Debian config refreshes the fragments with one command. The debug
+profile is the tiny profile plus the kernel's memory debuggers, as kernel
+developers run them: DEBUG gives options and values.
+
+Which allocator has which option is asked of the tree's own Kconfig: the
+options are merged (merge_config.sh) onto tinyconfig + base.config + each
+allocator's fragment, and olddefconfig decides. An option every allocator
+keeps goes to configs/PROFILE.config; one that only some keep goes to
+configs/PROFILE-ALLOC.config of each that does (SLUB_CPU_PARTIAL: SLUB
+only); the others' file names it on its "# n/a:" line (MEMCG_KMEM is not
+there with SLOB), which the table shows under the profile
+(kernel.not_available()). An option that no allocator keeps is an error.
+"""
+
+import argparse
+import lzma
+import os
+import re
+import shutil
+import subprocess
+from typing import Dict, List, Set, Tuple
+
+from . import axes, lock
+from .kernel import NA_PREFIX, Settings, Tree, first_error, run, wanted
+from .kernel_errors import ConfigError
+
+DEBIAN_CONFIG = '/usr/src/linux-config-6.1/config.amd64_none_amd64.xz'
+PACKAGE = 'linux-config-6.1'
+
+# (option, why the contract cares), in the order the fragment lists them.
+DISTRO: Tuple[Tuple[str, str], ...] = (
+	('CGROUPS', 'memory cgroups need the cgroup core'),
+	('MEMCG', 'the memcg charge hooks on every slab allocation and free'),
+	('MEMCG_KMEM', 'slab objects charged to a cgroup: memcg_slab_free_hook() is where '
+	 'the v6.0 SLUB kfree_bulk() regression came from (b77d5b1b83e3)'),
+	('NUMA', 'per-node slab lists, node-aware kmalloc and the node paths of every free'),
+	('ACPI', 'the guest learns its two NUMA nodes from ACPI SRAT, as on hardware'),
+	('PCI', 'X86_64_ACPI_NUMA depends on it'),
+	('ACPI_NUMA', 'NUMA detection from SRAT'),
+	('X86_64_ACPI_NUMA', 'NUMA detection from SRAT on x86_64'),
+	('PREEMPT_VOLUNTARY', "Debian's default preemption model"),
+	('PREEMPT_DYNAMIC', 'preempt= at boot, as Debian ships it'),
+	('PREEMPT_RCU', 'preemptible RCU: the kvfree_rcu() batching that Debian runs'),
+	('SLAB_FREELIST_RANDOM', 'randomised freelists: objects of one slab out of order'),
+	('SLAB_FREELIST_HARDENED', 'freelist pointer checks on every free'),
+	('SHUFFLE_PAGE_ALLOCATOR', 'page allocator randomisation under every slab'),
+	('HARDENED_USERCOPY', 'usercopy checks of slab objects (check_heap_object())'),
+	('INIT_ON_ALLOC_DEFAULT_ON', 'zeroing on allocation, on by default in Debian'),
+	('SLAB_MERGE_DEFAULT', 'cache merging: a zero-size cache must not alias another'),
+	('SLUB_CPU_PARTIAL', "SLUB's per-CPU partial lists, on the bulk free path"),
+	('SLUB_DEBUG', 'SLUB debugging compiled in (off until slub_debug=)'),
+	('ZONE_DMA', 'the kmalloc-dma caches exist'),
+	('FTRACE', 'tracing: the kmem events (kmalloc, kfree, ...)'),
+	('FUNCTION_TRACER', "Debian's tracer; selects the event tracing the kmem events need"),
+	('DYNAMIC_FTRACE', 'as Debian: no cost while tracing is off'),
+	('EVENT_TRACING', 'the kmem tracepoints as trace events'),
+)
+
+# (option=value, why): the debuggers a slab maintainer asks about. Where
+# two exclude each other, Kconfig keeps the first for that allocator:
+# DEBUG_SLAB comes before KASAN, which SLAB has only without it.
+DEBUG: Tuple[Tuple[str, str], ...] = (
+	('SLUB_DEBUG_ON=y', "SLUB's poisoning, red zones and free checks on every cache"),
+	('DEBUG_SLAB=y', "SLAB's poisoning and red zones (then no KASAN: Kconfig)"),
+	('KASAN=y', 'generic KASAN: every access to slab memory checked'),
+	('KASAN_GENERIC=y', 'the software mode, on any x86_64'),
+	('KASAN_OUTLINE=y', 'outline checks: a smaller, faster-building kernel'),
+	('KASAN_KUNIT_TEST=m', "upstream's KASAN test, a gate where it builds"),
+	('KFENCE=y', 'sampled guarded objects'),
+	('KFENCE_SAMPLE_INTERVAL=1', "every millisecond: the suite's objects land in KFENCE"),
+	('KFENCE_KUNIT_TEST=m', "upstream's KFENCE test, a gate where it builds"),
+	('DEBUG_KMEMLEAK=y', 'leak reports: a scan after the suite'),
+	('DEBUG_KMEMLEAK_AUTO_SCAN=n', 'scanned when the suite is done, not at random'),
+	('INIT_ON_FREE_DEFAULT_ON=y', 'freed objects wiped: a double free shows'),
+	('PROVE_LOCKING=y', 'lockdep on slab and RCU locks'),
+	('DEBUG_VM=y', 'VM_BUG_ON() on struct page/folio and slab state'),
+	('DEBUG_OBJECTS=y', 'object lifetime tracking'),
+	('DEBUG_OBJECTS_RCU_HEAD=y', 'an rcu_head queued twice or freed while queued'),
+)
+
+
+def line_of(option: str) -> str:
+	"""'X=n' -> '# CONFIG_X is not set', 'X=v' -> 'CONFIG_X=v'."""
+	name, value = option.split('=', 1)
+	return f'# CONFIG_{name} is not set' if value == 'n' else f'CONFIG_{name}={value}'
+
+
+def debian_values(path: str) -> Tuple[str, Dict[str, str]]:
+	"""(the config's "Linux/x86 ... Kernel Configuration" title,
+	option -> its line) of a Debian config; an option it does not set
+	reads "# CONFIG_X is not set"."""
+	try:
+		with lzma.open(path, 'rt') as f:
+			text = f.read()
+	except OSError as e:
+		raise ConfigError(f'cannot read {path} ({e.strerror or e}); '
+				  f'install it: apt-get install {PACKAGE}') from e
+	m = re.search(r'^# (Linux/\S+ \S+ Kernel Configuration)$', text, re.M)
+	lines: Dict[str, str] = {}
+	for line in text.splitlines():
+		if line.startswith('CONFIG_'):
+			lines[line.split('=', 1)[0]] = line
+	values = {}
+	for opt, _ in DISTRO:
+		name = f'CONFIG_{opt}'
+		values[name] = lines.get(name, f'# {name} is not set')
+	return (m.group(1) if m else 'unknown version'), values
+
+
+def kept(s: Settings, src: str, alloc: str, candidate: str, scratch: str) -> Set[str]:
+	"""The options of candidate that hold after olddefconfig on
+	tinyconfig + base.config + candidate + ALLOC.config."""
+	shutil.rmtree(scratch, ignore_errors=True)
+	os.makedirs(scratch)
+	frags = [os.path.join(s.configs, 'base.config'), candidate,
+		 os.path.join(s.configs, f'{alloc}.config')]
+	log = os.path.join(scratch, 'merge.log')
+	for cmd in (['make', '-s', '-C', src, f'O={scratch}', 'tinyconfig'],
+		    [os.path.join(src, 'scripts/kconfig/merge_config.sh'), '-m', '-O', scratch,
+		     os.path.join(scratch, '.config')] + frags,
+		    ['make', '-s', '-C', src, f'O={scratch}', 'olddefconfig']):
+		p = run(cmd, log_file=log, append=True)
+		if p.returncode:
+			raise ConfigError(f'distro config on {alloc}: {first_error(p.stdout, "rror")}; '
+					  f'log: {log}')
+	with open(os.path.join(scratch, '.config')) as f:
+		have = set(f.read().splitlines())
+	set_opts = {line.split('=', 1)[0] for line in have if line.startswith('CONFIG_')}
+	held = set()
+	for opt, line in wanted([candidate]).items():
+		if (line in have) if line.startswith('CONFIG_') else (opt not in set_opts):
+			held.add(opt)
+	return held
+
+
+def fragment(title: str, source: str, lines: List[str], values: Dict[str, str],
+	     na: List[str], why: Dict[str, str]) -> str:
+	out = [f'# {title}', '#', f'# Generated by "make profile-configs" from {source};',
+	       '# edit matrix/zsp/profiles.py, not this file.']
+	if na:
+		out.append(NA_PREFIX + ' '.join(values[o] if values[o].startswith('CONFIG_')
+						else o for o in na))
+	for opt in lines:
+		out += [f'# {why[opt]}', values[opt]]
+	return '\n'.join(out) + '\n'
+
+
+def debian_version() -> str:
+	p = subprocess.run(['dpkg-query', '-W', '-f=${Version}', PACKAGE],
+			   capture_output=True, text=True)
+	return p.stdout.strip() if p.returncode == 0 else 'version unknown'
+
+
+def generate(s: Settings, profile: str, title: str, source: str, values: Dict[str, str],
+	     why: Dict[str, str]) -> List[str]:
+	"""Write configs/PROFILE.config and PROFILE-ALLOC.config; their paths."""
+	order = list(values)
+	scratch = os.path.join(s.cache, 'profile-configs', profile)
+	os.makedirs(scratch, exist_ok=True)
+	candidate = os.path.join(scratch, 'candidate.config')
+	with open(candidate, 'w') as f:
+		f.write('\n'.join(values[o] for o in order) + '\n')
+	tree = Tree(s, 'vanilla')
+	with lock.held(s.cache, lock.to_take([tree.lock])):
+		src = tree.prepare()
+		held = {a: kept(s, src, a, candidate, os.path.join(scratch, a))
+			for a in axes.allocators(s.kernel)}
+	nowhere = [o for o in order if not any(o in h for h in held.values())]
+	if nowhere:
+		raise ConfigError(f"no allocator keeps {' '.join(values[o] for o in nowhere)}: "
+				  'add what it depends on in matrix/zsp/profiles.py')
+	common = [o for o in order if all(o in h for h in held.values())]
+	written = [os.path.join(s.configs, f'{profile}.config')]
+	with open(written[0], 'w') as f:
+		f.write(fragment(f'{title}, every allocator.', source, common, values, [], why))
+	for a, h in held.items():
+		own = [o for o in order if o in h and o not in common]
+		na = [o for o in order if o not in h]
+		path = os.path.join(s.configs, f'{profile}-{a}.config')
+		if os.path.exists(path):
+			os.unlink(path)
+		if own or na:
+			with open(path, 'w') as f:
+				f.write(fragment(f'{title}, those only some allocators have: '
+						 f'{a.upper()}.', source, own, values, na, why))
+			written.append(path)
+	return written
+
+
+def distro(s: Settings, debian_config: str) -> List[str]:
+	version, values = debian_values(debian_config)
+	why = {f'CONFIG_{o}': w for o, w in DISTRO}
+	return generate(s, 'distro', f"Debian 12's slab-relevant options ({version})",
+			f'{debian_config} ({PACKAGE} {debian_version()})', values, why)
+
+
+def debug(s: Settings) -> List[str]:
+	values = {f'CONFIG_{o.split("=")[0]}': line_of(o) for o, _ in DEBUG}
+	why = {f'CONFIG_{o.split("=")[0]}': w for o, w in DEBUG}
+	return generate(s, 'debug', "The kernel's memory debuggers",
+			'the DEBUG table of matrix/zsp/profiles.py', values, why)
+
+
+def main(s: Settings, args: argparse.Namespace) -> int:
+	for path in distro(s, args.debian_config) + debug(s):
+		print(os.path.relpath(path, axes.ROOT))
+	return 0
