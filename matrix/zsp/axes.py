@@ -38,6 +38,9 @@ class Profile:
 	memory: str = ''	# the guest's RAM (QEMU -m; '': qemu.QemuConfig's)
 	numa_nodes: int = 1	# split RAM and vCPUs into this many nodes
 	append: str = ''	# kernel command line, after the harness's own
+	# Boot time and silence limits (qemu.py) times this: measured, in the
+	# record's comment.
+	slowdown: float = 1.0
 
 
 KERNELS: Dict[str, Kernel] = {k.name: k for k in (
