@@ -171,8 +171,13 @@ class KmemleakTest(unittest.TestCase):
 			os.makedirs(build.obj)
 			write(os.path.join(build.obj, '.config'), 'CONFIG_DEBUG_KMEMLEAK=y\n')
 			self.assertEqual(build.default_modules()[-2:], ['zero_size_test', 'kmemleak'])
+			# KASAN's test corrupts the heap on purpose: after the leak scan.
+			os.makedirs(os.path.join(build.obj, 'mm', 'kasan'))
+			write(os.path.join(build.obj, 'mm', 'kasan', 'kasan_test.ko'), '')
+			self.assertEqual(build.default_modules()[-3:],
+					 ['zero_size_test', 'kmemleak', 'kasan_test'])
 			write(os.path.join(build.obj, '.config'), '# CONFIG_DEBUG_KMEMLEAK is not set\n')
-			self.assertEqual(build.default_modules()[-1], 'zero_size_test')
+			self.assertNotIn('kmemleak', build.default_modules())
 
 
 class NotAvailableTest(unittest.TestCase):

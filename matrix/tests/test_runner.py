@@ -10,6 +10,7 @@ import json
 import os
 import re
 import shutil
+import subprocess
 import tempfile
 import unittest
 from unittest import mock
@@ -361,6 +362,29 @@ class ResumeTest(unittest.TestCase):
 		got = {r['case']: r['status'] for r in c['cases']}
 		self.assertEqual(got, {'z2_kfree': 'pass', 'z2_kvfree_rcu_headless': 'error',
 				       'z2_kfree_rcu_rcu_head': 'pass'})
+
+
+class KunitParsePathTest(unittest.TestCase):
+
+	def test_paths_given_to_kunit_py_are_absolute(self) -> None:
+		"""kunit.py chdirs to its kernel tree first: a relative run
+		directory made every case of a cell "never started"."""
+		seen = []
+
+		def fake_run(argv: list, **_kw: object) -> subprocess.CompletedProcess:
+			seen.extend(argv)
+			return subprocess.CompletedProcess(argv, 0)
+		with tempfile.TemporaryDirectory() as d:
+			cwd = os.getcwd()
+			os.chdir(d)
+			try:
+				args = argparse.Namespace(kunit_tool='/k/kunit.py')
+				with mock.patch.object(runner.subprocess, 'run', side_effect=fake_run):
+					runner.Cell(args).kunit_parse(console.Segment('m', ['ok 1 x']), 'b-1.0.m')
+			finally:
+				os.chdir(cwd)
+		files = [a.split('=', 1)[-1] for a in seen[3:]]
+		self.assertTrue(files and all(os.path.isabs(f) for f in files), seen)
 
 
 if __name__ == '__main__':

@@ -29,16 +29,19 @@ import subprocess
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from . import axes, console, qemu, series
 from .cache import Stamp, digest
 from .kernel_errors import BuildError, ConfigError, SeriesError, TreeError
 from .progress import log
 
-# Upstream's tests, run as a regression gate where the config builds them.
-UPSTREAM_MODULES = ('lib/test_meminit.ko', 'lib/slub_kunit.ko', 'mm/kasan/kasan_test.ko',
-		    'mm/kfence/kfence_test.ko')
+# Upstream's tests, run as a regression gate where the config builds them:
+# before the suite; those that corrupt the heap on purpose (KASAN's and
+# KFENCE's, which also make kmemleak give up) after it and its leak scan.
+UPSTREAM_BEFORE = ('lib/test_meminit.ko', 'lib/slub_kunit.ko')
+UPSTREAM_AFTER = ('mm/kasan/kasan_test.ko', 'mm/kfence/kfence_test.ko')
+UPSTREAM_MODULES = UPSTREAM_BEFORE + UPSTREAM_AFTER
 SUITE_MODULES = ('zero_size_plan.ko', 'zero_size_test.ko', 'zero_size_bench.ko')
 GIT_ID = ['-c', 'user.name=zsp', '-c', 'user.email=zsp@localhost']
 
@@ -344,13 +347,16 @@ class CellBuild:
 		return os.environ.get('CCACHE_DIR', os.path.join(self.s.cache, 'ccache'))
 
 	def default_modules(self) -> List[str]:
-		"""Upstream's test modules this config built, then the suite, then
-		(a kernel with kmemleak) guest-init's leak report."""
-		mods = [os.path.basename(m)[:-3] for m in UPSTREAM_MODULES
-			if os.path.exists(os.path.join(self.obj, m))]
+		"""Upstream's test modules this config built, the suite and (a
+		kernel with kmemleak) guest-init's leak report, in UPSTREAM_*'s
+		order."""
+		def built(mods: Tuple[str, ...]) -> List[str]:
+			return [os.path.basename(m)[:-3] for m in mods
+				if os.path.exists(os.path.join(self.obj, m))]
 		with open(os.path.join(self.obj, '.config')) as f:
 			leak = 'CONFIG_DEBUG_KMEMLEAK=y\n' in f.read()
-		return mods + ['zero_size_test'] + ([console.KMEMLEAK_MODULE] if leak else [])
+		return (built(UPSTREAM_BEFORE) + ['zero_size_test']
+			+ ([console.KMEMLEAK_MODULE] if leak else []) + built(UPSTREAM_AFTER))
 
 	# -- config ------------------------------------------------------------
 

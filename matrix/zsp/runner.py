@@ -188,10 +188,11 @@ class Cell:
 	def kunit_parse(self, seg: console.Segment, stem: str) -> List[Tuple[str, str]]:
 		"""(case, kunit.py's status) for one module's KTAP, in order, each
 		time the KTAP reports it (a name twice is an error, not "last wins")."""
-		log = stem + '.ktap'
+		# Absolute: kunit.py changes to the kernel tree before it opens them.
+		log = os.path.abspath(stem + '.ktap')
 		with open(log, 'w') as f:
 			f.write('\n'.join(seg.lines) + '\n')
-		out = stem + '.json'
+		out = os.path.abspath(stem + '.json')
 		with open(stem + '.parse.log', 'w') as plog:
 			subprocess.run([sys.executable, self.args.kunit_tool, 'parse',
 					f'--json={out}', log], stdout=plog,
