@@ -127,6 +127,8 @@ class GuestTest(unittest.TestCase):
 		self.assertEqual(len(numa), 2)
 		self.assertIn('cpus=0', numa[0])
 		self.assertIn('cpus=1', numa[1])
+		# A socket per node: cache siblings on one node (topology_sane()).
+		self.assertEqual(cmd[cmd.index('-smp') + 1], '2,sockets=2,cores=1,threads=1')
 		mem = cmd[cmd.index('-m') + 1]
 		sizes = [a for a in cmd if a.startswith('memory-backend-ram')]
 		self.assertEqual(sum(int(s.split('size=')[1][:-1]) for s in sizes),

@@ -56,6 +56,19 @@ class CountTest(unittest.TestCase):
 			     contextlib.redirect_stderr(io.StringIO()):
 				self.assertEqual(str(stages.matrix()), '0 passed, 1 failed')
 
+	def test_matrix_runs_the_patched_profiles(self) -> None:
+		calls = []
+		with tempfile.TemporaryDirectory() as d:
+			args = argparse.Namespace(results=d, profile='tiny')
+			stages = testrun.Stages(Settings(cache=d), args)
+			with mock.patch.object(testrun.pipeline, 'run',
+					       side_effect=lambda _s, a: calls.append(a)), \
+			     contextlib.redirect_stderr(io.StringIO()):
+				stages.matrix()
+		self.assertEqual([(a.trees, a.profiles) for a in calls],
+				 [('', ''), ('patched', ' '.join(testrun.PATCHED_PROFILES))])
+		self.assertEqual({a.run for a in calls}, {stages.matrix_run}, 'one table')
+
 	def test_faults_get_the_runs_settings(self) -> None:
 		seen = []
 

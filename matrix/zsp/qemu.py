@@ -95,21 +95,32 @@ def qemu_command(kernel: str, initrd: str, append: str, config: QemuConfig = X86
 	accel = 'kvm' if kvm_usable() else 'tcg'
 	g = guest or Guest()
 	memory = g.memory or config.memory
-	return ([config.binary, '-accel', accel, '-m', memory, '-smp', str(config.smp)]
+	return ([config.binary, '-accel', accel, '-m', memory, '-smp', smp_topology(config.smp, g)]
 		+ numa_options(memory, g.numa_nodes, config.smp) + list(config.options)
 		+ ['-kernel', kernel, '-initrd', initrd,
 		   '-append', f'{append} {g.append}'.strip()])
 
 
+def smp_topology(smp: int, g: Guest) -> str:
+	"""-smp: with NUMA nodes, a socket per node. vCPUs of one socket share
+	a last-level cache, and the kernel warns at boot (topology_sane())
+	when cache siblings sit on different nodes."""
+	if g.numa_nodes <= 1:
+		return str(smp)
+	return f'{smp},sockets={g.numa_nodes},cores={smp // g.numa_nodes},threads=1'
+
+
 def numa_options(memory: str, nodes: int, smp: int) -> List[str]:
-	"""RAM and vCPUs split evenly over the nodes: the guest sees them
-	through ACPI's SRAT, as on a real machine."""
+	"""RAM and vCPUs split evenly over the nodes, a node's vCPUs being one
+	socket's (smp_topology): the guest sees them through ACPI's SRAT, as
+	on a real machine."""
 	if nodes <= 1:
 		return []
 	mib = parse_mib(memory) // nodes
+	per = smp // nodes
 	opts = []
 	for n in range(nodes):
-		cpus = [c for c in range(smp) if c % nodes == n]
+		cpus = range(n * per, (n + 1) * per)
 		opts += ['-object', f'memory-backend-ram,id=ram{n},size={mib}M',
 			 '-numa', f'node,nodeid={n},memdev=ram{n}'
 			 + ''.join(f',cpus={c}' for c in cpus)]
