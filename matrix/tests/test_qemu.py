@@ -112,6 +112,17 @@ class FakeQemu(unittest.TestCase):
 		self.assertEqual(r.outcome, 'hang')
 		self.assertIn('no console output', r.reason)
 
+	def test_profile_slowdown_stretches_the_limits(self) -> None:
+		"""A slower profile's guest (axes.Profile.slowdown) gets its
+		silence and timeout limits multiplied, and says so."""
+		with open(self.env['FAKE_QEMU_CONSOLE'], 'w') as f:
+			f.write('\n'.join(CASE) + '\n')
+		os.environ['FAKE_QEMU_END'] = 'hang'
+		r = qemu.boot('bzImage', 'initrd', self.log, 20, 1,
+			      guest=qemu.Guest(slowdown=3.0))
+		self.assertEqual((r.outcome, r.reason), ('hang', 'no console output for 3 s'))
+		self.assertGreater(r.seconds, 2.5)
+
 	def test_no_output_at_all_is_a_hang(self) -> None:
 		r = self.run_boot([], end='hang', silence=1)
 		self.assertEqual(r.outcome, 'hang')
