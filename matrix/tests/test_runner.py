@@ -228,6 +228,31 @@ class CellTest(ConsoleCase):
 		self.assertEqual(rows['zero_size_fault.z6_read_faults'], ('pass', ''))
 		self.assertEqual(len(rows), 2)
 
+	def test_z6_under_kasan_passes(self) -> None:
+		"""Recorded on the debug profile (KASAN, SLUB, 2026-12-04): KASAN
+		reports the write to 0x10 as a null-ptr-deref, then the oops
+		comes. That report is the announced fault, not a splat."""
+		rows = self.rows('real-kasan-z6.console')
+		self.assertEqual(rows['zero_size_fault.z6_write_faults'], ('pass', ''))
+		self.assertEqual(rows['zero_size_fault.z6_read_faults'], ('pass', ''))
+
+	def test_z6_kasan_report_of_another_access_fails(self) -> None:
+		"""The same report naming a read where a write was announced, or
+		another address, is a splat: the case fails."""
+		for old, new in (('Write of size 1 at addr 0000000000000010',
+				  'Read of size 1 at addr 0000000000000010'),
+				 ('Write of size 1 at addr 0000000000000010',
+				  'Write of size 1 at addr 0000000000000018')):
+			with open(os.path.join(DATA, 'real-kasan-z6.console')) as f:
+				text = f.read().replace(old, new)
+			path = os.path.join(self.tmp, 'kasan.console')
+			with open(path, 'w') as f:
+				f.write(text)
+			rows = self.rows(path)
+			status, detail = rows['zero_size_fault.z6_write_faults']
+			self.assertEqual(status, 'fail', new)
+			self.assertIn('splat: BUG: KASAN: null-ptr-deref', detail)
+
 	def test_z6_oops_in_the_kunit_thread_fails(self) -> None:
 		rows = self.rows('z6-oops-in-kunit-thread.console')
 		status, detail = rows['zero_size_fault.z6_write_faults']

@@ -48,6 +48,8 @@ SPLAT = re.compile(r'WARNING: CPU: |BUG: |kernel BUG at|INFO: task .* blocked|'
 # head, two #PF lines, the page table walk, then "Oops: ... [#n]").
 HEAD_SPAN = 8
 PF_ACCESS = re.compile(r'#PF: supervisor (read|write) access')
+# The second line of a KASAN report: what was accessed, where, by whom.
+KASAN_ACCESS = re.compile(r'^(Read|Write) of size \d+ at addr ([0-9a-f]+) by task ')
 COMM = re.compile(r'CPU: \d+ PID: \d+ Comm: (\S+)')
 ZSP_FAULT = re.compile(r'address: 0000000000000010\b')
 POWER_DOWN = re.compile(r'reboot: (Power down|System halted)')
@@ -103,7 +105,8 @@ class Event:
 	kind: str		# oops, panic, lockup, splat
 	line: str		# the line that says what happened
 	comm: str = ''		# the task it happened in, from "CPU: n PID: n Comm: x"
-	access: str = ''	# read or write, from "#PF: supervisor ... access"
+	access: str = ''	# read or write, from "#PF: supervisor ... access" or KASAN
+	address: str = ''	# the address a KASAN report names
 
 	@property
 	def fatal(self) -> bool:
@@ -336,6 +339,10 @@ class _Scanner:
 		m = PF_ACCESS.search(line)
 		if m:
 			self.access = m.group(1)
+			return
+		m = KASAN_ACCESS.search(text)
+		if m and self.last and self.last.line.startswith('BUG: KASAN:') and not self.last.address:
+			self.last.access, self.last.address = m.group(1).lower(), m.group(2)
 			return
 		if SOFT_LOCKUP.search(line):
 			self.attach(Event('lockup', text))
