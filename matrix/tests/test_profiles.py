@@ -8,6 +8,7 @@ import lzma
 import os
 import tempfile
 import unittest
+from unittest import mock
 
 from zsp import axes, console, kernel, profiles, qemu, runner, table
 from zsp.kernel import CellBuild, Settings
@@ -160,9 +161,26 @@ class KmemleakTest(unittest.TestCase):
 				 [(64, 'kunit_try_catch', True), (32, 'swapper/0', False)])
 		status, why = runner.leak_verdict(self.segment(lines))
 		self.assertEqual(status, 'fail')
-		self.assertIn('from z2_kfree_bulk_mixed+0x34/0x200', why)
+		self.assertIn('from z2_kfree_bulk_mixed+0x34/0x200 [zero_size_test]', why)
 		status, why = runner.leak_verdict(self.segment(lines[8:]))
 		self.assertEqual((status, why), ('pass', 'no object of the suite leaked (1 elsewhere)'))
+
+	def test_the_suites_by_its_module_not_by_its_task(self) -> None:
+		"""A leak from the suite's module in any task is the suite's; one
+		from upstream's KUnit test in kunit_try_catch is not."""
+		def report(comm: str, frame: str) -> list:
+			return ['unreferenced object 0xffff888003c4e000 (size 64):',
+				f'  comm "{comm}", pid 80, jiffies 4294893000 (age 8.100s)',
+				'  backtrace:',
+				'    [<ffffffff8113a1a4>] __kmem_cache_alloc_node+0x1a4/0x2a0',
+				f'    [<ffffffffa0001234>] {frame}']
+		ours = runner.leak_verdict(self.segment(report(
+			'insmod', 'zsp_suite_init+0x34/0x200 [zero_size_test]')))
+		self.assertEqual(ours[0], 'fail')
+		self.assertIn('from zsp_suite_init+0x34/0x200 [zero_size_test]', ours[1])
+		theirs = runner.leak_verdict(self.segment(report(
+			'kunit_try_catch', 'test_clobber_zone+0x20/0x90 [slub_kunit]')))
+		self.assertEqual(theirs, ('pass', 'no object of the suite leaked (1 elsewhere)'))
 
 	def test_failed_scan_is_an_error(self) -> None:
 		self.assertEqual(runner.leak_verdict(self.segment([], rc=1))[0], 'error')
@@ -184,6 +202,21 @@ class KmemleakTest(unittest.TestCase):
 
 class NotAvailableTest(unittest.TestCase):
 
+	def test_known_failure_by_the_rows_profile(self) -> None:
+		"""A patched upstream test failing as the baseline's line for its
+		own profile says is known; a line of another profile does not
+		excuse it."""
+		with tempfile.TemporaryDirectory() as d:
+			path = write(os.path.join(d, 'baseline.txt'),
+				     'slob/distro test_meminit fail failures: \\d+ out of 131\n')
+			row = {'kernel': '6.1', 'profile': 'distro', 'tree': 'patched',
+			       'allocator': 'slob', 'suite': 'test_meminit', 'case': 'test_meminit',
+			       'status': 'fail', 'detail': 'failures: 29 out of 131'}
+			with mock.patch.object(table.baseline, 'path_for', return_value=path):
+				self.assertTrue(table.known_failure(row, [row]))
+				tiny = dict(row, profile='tiny')
+				self.assertFalse(table.known_failure(tiny, [tiny]))
+
 	def test_shown_under_the_profiles_table(self) -> None:
 		cells = [{'kernel': '6.1', 'tree': 'patched', 'profile': 'distro', 'allocator': a,
 			  'not_available': na, 'boots': [],
@@ -192,7 +225,7 @@ class NotAvailableTest(unittest.TestCase):
 			 for a, na in (('slub', []), ('slob', ['CONFIG_MEMCG_KMEM=y']))]
 		text = table.report(table.flatten('r', cells), cells)
 		self.assertIn('kernel 6.1, profile distro', text)
-		self.assertIn('(n/a on slob: CONFIG_MEMCG_KMEM=y:', text)
+		self.assertIn('(n/a on slob: CONFIG_MEMCG_KMEM=y: not in', text)
 		self.assertNotIn('n/a on slub', text)
 
 

@@ -54,12 +54,14 @@ PROFILES: Dict[str, Profile] = {p.name: p for p in (
 		help='tinyconfig + what the suite needs: the smallest kernel that shows the bugs'),
 	Profile(name='distro', fragments=('base.config', 'distro.config'),
 		help="tiny + Debian 12's slab-relevant options (memcg, NUMA, preemptible "
-		'RCU, hardening, kmem tracing), refreshed by make distro-config',
+		'RCU, hardening, kmem tracing), refreshed by make profile-configs',
 		memory='512M', numa_nodes=2),
 	Profile(name='debug', fragments=('base.config', 'debug.config'),
 		help='tiny + KASAN, KFENCE, kmemleak, slab poisoning, init_on_free, lockdep, '
 		'DEBUG_VM, debugobjects: the kernels developers debug with',
-		memory='1G'),
+		# KASAN reports only the first bad access of a boot unless told:
+		# the Z6 case's own report would hide every later one.
+		memory='1G', append='kasan_multi_shot'),
 )}
 TREES = ('vanilla', 'patched')
 DEFAULT_KERNEL = '6.1'

@@ -221,7 +221,7 @@ def check_axes(kernel: str, trees: List[str], allocs: List[str],
 	       profiles: Sequence[str] = ()) -> None:
 	for p in profiles:
 		if p not in axes.PROFILES:
-			raise AxisError(f"unknown PROFILE '{p}'; valid: {' '.join(axes.PROFILES)} all")
+			raise AxisError(f"unknown profile '{p}'; valid: {' '.join(axes.PROFILES)}")
 	for t in trees:
 		if t not in axes.TREES:
 			raise AxisError(f"unknown TREE '{t}'; valid: {' '.join(axes.TREES)} both")

@@ -151,7 +151,7 @@ def known_failure(r: Row, rows: List[Row]) -> bool:
 	of subtests SLOB happens to fail)."""
 	path = baseline.path_for(group(r)[0])
 	# A kernel without a baseline yet knows no failure.
-	known = baseline.load_baseline(path) if os.path.exists(path) else {}
+	known = baseline.load_baseline(path, group(r)[1]) if os.path.exists(path) else {}
 	want = known.get((r['allocator'], r['case']))
 	if not want or want.check(r['status'], r.get('detail', '')):
 		return False
@@ -247,8 +247,8 @@ def report(rows: List[Row], cells: List[Row]) -> str:
 		na = {c['allocator']: c['not_available'] for c in cells
 		      if group(c) == g and c.get('not_available')}
 		for alloc, opts in na.items():
-			text += (f"\n(n/a on {alloc}: {' '.join(opts)}: Kconfig has them only "
-				 'with other allocators)')
+			text += (f"\n(n/a on {alloc}: {' '.join(opts)}: not in this allocator's "
+				 'kernel, per Kconfig and the profile; never counted as tested)')
 		if reused:
 			text += ('\n(not booted again, every input unchanged; FRESH=1 boots: '
 				 + ', '.join(reused) + ')')
