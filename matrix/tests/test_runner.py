@@ -33,7 +33,7 @@ for line in open(sys.argv[3]):
 	if m:
 		groups.append({'name': m.group(1), 'sub_groups': [], 'test_cases': []})
 		continue
-	m = re.match(r'\\s+(not )?ok \\d+ (\\w+)(.*)', line)
+	m = re.match(r'\\s+(not )?ok \\d+ (\\w[\\w-]*)(.*)', line)
 	if m and groups:
 		st = 'SKIP' if '# SKIP' in m.group(3) else 'FAIL' if m.group(1) else 'PASS'
 		groups[-1]['test_cases'].append({'name': m.group(2), 'status': st})
@@ -252,6 +252,37 @@ class CellTest(ConsoleCase):
 			status, detail = rows['zero_size_fault.z6_write_faults']
 			self.assertEqual(status, 'fail', new)
 			self.assertIn('splat: BUG: KASAN: null-ptr-deref', detail)
+
+	def test_kasan_test_reports_are_its_own(self) -> None:
+		"""Recorded on the debug profile (two cases of kasan_test, cut
+		and renumbered): the KASAN reports it provokes are no splats, its
+		KTAP decides: a case whose report came passes, one whose expected
+		report did not come fails with KUnit's line."""
+		rows = self.rows('real-kasan-test.console')
+		self.assertEqual(rows['kasan.kmalloc_oob_right'], ('pass', ''))
+		status, detail = rows['kasan.kasan_global_oob_right']
+		self.assertEqual(status, 'fail')
+		self.assertIn('KASAN failure expected', detail)
+
+	def test_kasan_report_in_another_module_is_a_splat(self) -> None:
+		with open(os.path.join(DATA, 'real-kasan-test.console')) as f:
+			text = f.read().replace('kasan_test', 'other_test')
+		path = os.path.join(self.tmp, 'other.console')
+		with open(path, 'w') as f:
+			f.write(text)
+		status, detail = self.rows(path)['kasan.kmalloc_oob_right']
+		self.assertEqual(status, 'fail')
+		self.assertIn('splat: BUG: KASAN: slab-out-of-bounds', detail)
+
+	def test_case_names_with_a_dash(self) -> None:
+		"""kfence_test's cases come in pairs, "x" and "x-memcache": two
+		names, not one reported twice."""
+		sc = console.scan(['zsp-harness: begin kfence_test', '    KTAP version 1',
+				   '    # Subtest: kfence', '    1..2', '    ok 1 test_double_free',
+				   '    ok 2 test_double_free-memcache', 'ok 1 kfence',
+				   'zsp-harness: end kfence_test rc=0', 'zsp-harness: done'])
+		self.assertEqual(sc.segments[0].results,
+				 {'test_double_free': 1, 'test_double_free-memcache': 1})
 
 	def test_z6_oops_in_the_kunit_thread_fails(self) -> None:
 		rows = self.rows('z6-oops-in-kunit-thread.console')

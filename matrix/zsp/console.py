@@ -30,8 +30,9 @@ EXPECT_OOPS = re.compile(r'# (\w+): zsp-expect-oops(?: (read|write))?')
 # From each suite's suite_init: the cases the module will report on.
 ZSP_CASES = re.compile(r'(?:^|[\s:\]])zsp-cases (\w+):((?:\s+\w+)*)\s*$')
 # Group 1 is the indentation: a case's result is nested in its suite's.
-CASE_RESULT = re.compile(r'^' + TIMESTAMP + r'(\s*)(?:not )?ok \d+ (\w+)')
-FAILURE = re.compile(r'# (\w+): ((?:EXPECTATION|ASSERTION) FAILED at .*)')
+# A case name may hold '-' (kfence_test's "test_double_free-memcache").
+CASE_RESULT = re.compile(r'^' + TIMESTAMP + r'(\s*)(?:not )?ok \d+ (\w[\w-]*)')
+FAILURE = re.compile(r'# (\w[\w-]*): ((?:EXPECTATION|ASSERTION) FAILED at .*)')
 # die() prints "<what>: <code> [#<n>] ..." for every oops on x86.
 FATAL = re.compile(r'\[#\d+\]')
 PANIC = re.compile(r'Kernel panic - not syncing')
