@@ -127,6 +127,38 @@ with mock.patch.object(commits.Tree, 'prepare', return_value=''):
 			time.sleep(0.05)
 		self.assertFalse(alive(pid), 'the step outlived its bisect')
 
+	def test_sigterm_waits_for_the_steps_clean_up(self) -> None:
+		"""A step that takes a while to clean up (kbuild, QEMU) is done
+		before the bisect checks the series out and returns."""
+		d = self.tmp.name
+		ready, cleaned = os.path.join(d, 'ready'), os.path.join(d, 'cleaned')
+		step = (f"trap 'sleep 1; touch {cleaned}; exit 1' TERM; touch {ready}; "
+			'while :; do sleep 0.1; done')
+		script = f"""
+import os
+from unittest import mock
+from zsp import commits
+from zsp.kernel import Settings
+s = Settings(cache={self.s.cache!r}, patches={self.patches!r})
+with mock.patch.object(commits.Tree, 'prepare', return_value=''):
+	with commits.patched_tree(s) as tree:
+		tree.git('bisect', 'start', {self.commits[2]!r}, {self.commits[0]!r})
+		commits.bisect_run(tree, ['sh', '-c', {step!r}], dict(os.environ),
+				   {os.path.join(d, 'bisect.log')!r})
+"""
+		p = subprocess.Popen([sys.executable, '-c', script], env=dict(
+			os.environ, PYTHONPATH=axes.MATRIX), stderr=subprocess.DEVNULL)
+		for _ in range(200):
+			if os.path.exists(ready):
+				break
+			time.sleep(0.05)
+		self.assertTrue(os.path.exists(ready), 'the step never started')
+		p.send_signal(signal.SIGTERM)
+		p.wait(30)
+		self.assertTrue(os.path.exists(cleaned), 'returned before the step cleaned up')
+		self.assertEqual(git(self.tree.src, 'rev-parse', '--abbrev-ref', 'HEAD'),
+				 'zsp-series')
+
 	def test_relative_run_dir_is_made_absolute(self) -> None:
 		"""git bisect run runs the step in the tree: a relative run dir
 		must not land there."""

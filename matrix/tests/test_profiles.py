@@ -141,6 +141,16 @@ class GuestTest(unittest.TestCase):
 		self.assertEqual(cmd[cmd.index('-m') + 1], qemu.X86_64.memory)
 		self.assertEqual(cmd, qemu.qemu_command('k', 'i', 'a'))
 
+	def test_every_profile_splits_evenly(self) -> None:
+		for name in axes.PROFILES:
+			qemu.Guest.of(name)	# raises if not
+
+	def test_uneven_split_is_refused(self) -> None:
+		odd = axes.Profile(name='odd', fragments=('base.config',), help='', numa_nodes=3)
+		with mock.patch.dict(axes.PROFILES, {'odd': odd}), \
+		     self.assertRaisesRegex(ValueError, 'profile odd: 3 NUMA nodes do not divide 2'):
+			qemu.Guest.of('odd')
+
 	def test_bad_memory_size(self) -> None:
 		with self.assertRaisesRegex(ValueError, "'2T' is not like"):
 			qemu.parse_mib('2T')

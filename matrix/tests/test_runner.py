@@ -379,7 +379,8 @@ class ResumeTest(unittest.TestCase):
 	def tearDown(self) -> None:
 		shutil.rmtree(self.tmp)
 
-	def run_cell(self, consoles: List[str], ends: List[str]) -> dict:
+	def run_cell(self, consoles: List[str], ends: List[str],
+		     modules: str = 'zero_size_test') -> dict:
 		os.environ.update(self.env)
 		os.environ['FAKE_QEMU_CONSOLE'] = ','.join(os.path.join(DATA, c) for c in consoles)
 		os.environ['FAKE_QEMU_END'] = ','.join(ends)
@@ -388,7 +389,7 @@ class ResumeTest(unittest.TestCase):
 		args = argparse.Namespace(
 			kernel_version='6.1', profile='tiny',
 			tree='patched', alloc='slub', kernel='bzImage', initrd=self.base,
-			gen_init_cpio=self.gen, kunit_tool=self.kunit, modules='zero_size_test',
+			gen_init_cpio=self.gen, kunit_tool=self.kunit, modules=modules,
 			out=out, timeout=20, silence=3, max_boots=4, store='', fresh=True,
 			not_available='')
 		# The boots' progress lines are not this test's output.
@@ -418,6 +419,18 @@ class ResumeTest(unittest.TestCase):
 		got = {r['case']: r['status'] for r in c['cases']}
 		self.assertEqual(got, {'z2_kfree': 'pass', 'z2_kvfree_rcu_headless': 'error',
 				       'z2_kfree_rcu_rcu_head': 'pass'})
+
+
+	def test_planned_module_that_never_ran_is_an_error(self) -> None:
+		"""kmemleak (or an upstream test) planned after the suite, and the
+		boots end before it runs: an error row, never no row."""
+		c = self.run_cell(['qemu-killed-mid-case.boot-1.console',
+				   'qemu-killed-mid-case.boot-2.console'], ['killed', 'hang'],
+				  modules='zero_size_test kmemleak')
+		got = {r['case']: (r['status'], r['detail']) for r in c['cases']}
+		status, detail = got['kmemleak']
+		self.assertEqual(status, 'error')
+		self.assertIn('kmemleak never ran to its end', detail)
 
 
 class KunitParsePathTest(unittest.TestCase):

@@ -15,6 +15,7 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from contextlib import contextmanager
 from typing import Dict, Iterator, List
 
@@ -176,6 +177,42 @@ def find_first_bad(s: Settings, args: argparse.Namespace) -> str:
 		return f'first bad patch on {what}: {describe(s, tree, m.group(1))}; logs: {args.run}'
 
 
+# How long a stopped step may take to clean up (kbuild, QEMU) before it is
+# killed: patched_tree() checks the series out only after it is gone.
+STEP_GRACE_S = 60.0
+
+
+def group_members(pgid: int) -> List[int]:
+	"""The live (not zombie) processes of a process group."""
+	pids = []
+	for d in os.listdir('/proc'):
+		if not d.isdigit():
+			continue
+		try:
+			with open(f'/proc/{d}/stat') as f:
+				fields = f.read().rsplit(')', 1)[1].split()
+		except OSError:
+			continue
+		if int(fields[2]) == pgid and fields[0] != 'Z':
+			pids.append(int(d))
+	return pids
+
+
+def stop_group(pgid: int) -> None:
+	"""Wait for a SIGTERM'd process group to end; SIGKILL what is left
+	after STEP_GRACE_S."""
+	deadline = time.monotonic() + STEP_GRACE_S
+	while group_members(pgid):
+		if time.monotonic() > deadline:
+			for pid in group_members(pgid):
+				try:
+					os.kill(pid, signal.SIGKILL)
+				except ProcessLookupError:
+					pass
+			return
+		time.sleep(0.1)
+
+
 def bisect_run(tree: Tree, argv: List[str], env: Dict[str, str], logfile: str) -> str:
 	"""git bisect run, its output shown live and kept in logfile."""
 	# Its own process group, so that stopping it stops the step too.
@@ -195,6 +232,8 @@ def bisect_run(tree: Tree, argv: List[str], env: Dict[str, str], logfile: str) -
 		# HEAD after patched_tree() has checked the series out again.
 		if p.poll() is None:
 			os.killpg(p.pid, signal.SIGTERM)
+			p.wait()
+			stop_group(p.pid)
 		p.wait()
 	if p.returncode:
 		raise BisectError(f'git bisect run failed; log: {logfile}')

@@ -81,9 +81,18 @@ class Guest:
 	slowdown: float = 1.0
 
 	@staticmethod
-	def of(profile: str) -> 'Guest':
+	def of(profile: str, config: Optional['QemuConfig'] = None) -> 'Guest':
+		"""A profile's guest, checked against the arch's vCPUs: QEMU would
+		refuse a node split it cannot make, on every boot."""
 		p = axes.PROFILES[profile]
-		return Guest(p.memory, p.numa_nodes, p.append, p.slowdown)
+		g = Guest(p.memory, p.numa_nodes, p.append, p.slowdown)
+		arch = config or X86_64
+		if g.numa_nodes > 1 and (arch.smp % g.numa_nodes or
+					 parse_mib(g.memory or arch.memory) % g.numa_nodes):
+			raise ValueError(f'profile {profile}: {g.numa_nodes} NUMA nodes do not divide '
+					 f'{arch.smp} vCPUs and {g.memory or arch.memory} evenly '
+					 '(zsp/axes.py)')
+		return g
 
 
 X86_64 = QemuConfig(arch='x86_64', binary='qemu-system-x86_64',

@@ -449,6 +449,13 @@ class Cell:
 			self.record(SUITE_MODULE, 'error',
 				    f'no result from the suite ({why}); see {log}', n, suite='cell')
 		last = self.boots[-1] if self.boots else {'outcome': '-', 'reason': ''}
+		# A planned module besides the suite that never ran to its end nor
+		# crashed (the boots ran out first) has no row of its own yet.
+		for m in getattr(self.args, 'modules', '').split():
+			key, suite, case = self.module_row(m, False)
+			if m != SUITE_MODULE and m not in self.modules_done and key not in self.results:
+				self.record(case, 'error', f'{m} never ran to its end; last boot {n} '
+					    f"ended: {last['outcome']} {last['reason']}".strip(), n, suite=suite)
 		for case, suite in self.expected.items():
 			if case not in self.results:
 				self.record(case, 'error', 'no result from the suite: never started; '
