@@ -98,6 +98,21 @@ class DistroTest(unittest.TestCase):
 		self.assertEqual(kernel.not_available(path), ['CONFIG_MEMCG_KMEM=y'])
 		self.assertEqual(kernel.wanted([path]), {'CONFIG_NUMA': 'CONFIG_NUMA=y'})
 
+	def test_the_committed_split_is_complete(self) -> None:
+		"""Per allocator, the profile's fragment, the allocator's own and
+		its n/a line hold every option of the generator's table once: a
+		stale split (an option added to the table, not regenerated) shows."""
+		configs = os.path.join(axes.ROOT, 'configs')
+		for profile, table in (('distro', [o for o, _ in profiles.DISTRO]),
+				       ('debug', [o.split('=')[0] for o, _ in profiles.DEBUG])):
+			want = sorted(f'CONFIG_{o}' for o in table)
+			common = list(kernel.wanted([os.path.join(configs, f'{profile}.config')]))
+			for alloc in axes.allocators():
+				own_path = os.path.join(configs, f'{profile}-{alloc}.config')
+				own = list(kernel.wanted([own_path])) if os.path.exists(own_path) else []
+				na = [o.split('=')[0] for o in kernel.not_available(own_path)]
+				self.assertEqual(sorted(common + own + na), want, (profile, alloc))
+
 	def test_debug_values(self) -> None:
 		self.assertEqual(profiles.line_of('KFENCE_SAMPLE_INTERVAL=1'),
 				 'CONFIG_KFENCE_SAMPLE_INTERVAL=1')

@@ -284,6 +284,24 @@ class CellTest(ConsoleCase):
 		self.assertEqual(sc.segments[0].results,
 				 {'test_double_free': 1, 'test_double_free-memcache': 1})
 
+	def test_z6_kasan_report_in_another_task_or_twice_fails(self) -> None:
+		"""The KASAN report must come from zsp_fault, and only one is the
+		fault: a second one is a splat."""
+		with open(os.path.join(DATA, 'real-kasan-z6.console')) as f:
+			text = f.read()
+		start = text.index('==================================================================\nBUG: KASAN')
+		end = text.index('Disabling lock debugging')
+		report = text[start:end]
+		for variant in (text.replace('Comm: zsp_fault Tainted: G           O',
+					     'Comm: kworker/0:1 Tainted: G           O', 1),
+				text[:end] + report + text[end:]):
+			path = os.path.join(self.tmp, 'variant.console')
+			with open(path, 'w') as f:
+				f.write(variant)
+			status, detail = self.rows(path)['zero_size_fault.z6_write_faults']
+			self.assertEqual(status, 'fail', detail)
+			self.assertIn('splat: BUG: KASAN: null-ptr-deref', detail)
+
 	def test_z6_oops_in_the_kunit_thread_fails(self) -> None:
 		rows = self.rows('z6-oops-in-kunit-thread.console')
 		status, detail = rows['zero_size_fault.z6_write_faults']
