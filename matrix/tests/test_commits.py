@@ -88,13 +88,9 @@ class FakeSeries(unittest.TestCase):
 	def test_unknown_case(self) -> None:
 		self.assertIn('z2_kfree', commits.suite_cases())
 
-	def test_sigterm_checks_the_series_out_again(self) -> None:
-		"""A bisect stopped by SIGTERM mid-step: the step's process group
-		is stopped and the series is checked out again (not left on the
-		bisect's commit with the series' stamp still valid)."""
-		d = self.tmp.name
-		pidfile, ready = os.path.join(d, 'step.pid'), os.path.join(d, 'ready')
-		step = f'echo $$ > {pidfile}; touch {ready}; exec sleep 120'
+	def bisect_then_sigterm(self, step: str, ready: str) -> subprocess.Popen:
+		"""A bisect (in a child process) whose git bisect run step is the
+		shell line step; SIGTERM'd once the step has created ready."""
 		script = f"""
 import os
 from unittest import mock
@@ -105,7 +101,7 @@ with mock.patch.object(commits.Tree, 'prepare', return_value=''):
 	with commits.patched_tree(s) as tree:
 		tree.git('bisect', 'start', {self.commits[2]!r}, {self.commits[0]!r})
 		commits.bisect_run(tree, ['sh', '-c', {step!r}], dict(os.environ),
-				   {os.path.join(d, 'bisect.log')!r})
+				   {os.path.join(self.tmp.name, 'bisect.log')!r})
 """
 		p = subprocess.Popen([sys.executable, '-c', script], env=dict(
 			os.environ, PYTHONPATH=axes.MATRIX), stderr=subprocess.DEVNULL)
@@ -116,6 +112,16 @@ with mock.patch.object(commits.Tree, 'prepare', return_value=''):
 		self.assertTrue(os.path.exists(ready), 'the step never started')
 		self.assertEqual(git(self.tree.src, 'rev-parse', 'HEAD'), self.commits[1])
 		p.send_signal(signal.SIGTERM)
+		return p
+
+	def test_sigterm_checks_the_series_out_again(self) -> None:
+		"""A bisect stopped by SIGTERM mid-step: the step's process group
+		is stopped and the series is checked out again (not left on the
+		bisect's commit with the series' stamp still valid)."""
+		d = self.tmp.name
+		pidfile, ready = os.path.join(d, 'step.pid'), os.path.join(d, 'ready')
+		p = self.bisect_then_sigterm(f'echo $$ > {pidfile}; touch {ready}; exec sleep 120',
+					     ready)
 		self.assertEqual(p.wait(30), 128 + signal.SIGTERM)
 		self.assertEqual(git(self.tree.src, 'rev-parse', '--abbrev-ref', 'HEAD'),
 				 'zsp-series')
@@ -132,28 +138,8 @@ with mock.patch.object(commits.Tree, 'prepare', return_value=''):
 		before the bisect checks the series out and returns."""
 		d = self.tmp.name
 		ready, cleaned = os.path.join(d, 'ready'), os.path.join(d, 'cleaned')
-		step = (f"trap 'sleep 1; touch {cleaned}; exit 1' TERM; touch {ready}; "
-			'while :; do sleep 0.1; done')
-		script = f"""
-import os
-from unittest import mock
-from zsp import commits
-from zsp.kernel import Settings
-s = Settings(cache={self.s.cache!r}, patches={self.patches!r})
-with mock.patch.object(commits.Tree, 'prepare', return_value=''):
-	with commits.patched_tree(s) as tree:
-		tree.git('bisect', 'start', {self.commits[2]!r}, {self.commits[0]!r})
-		commits.bisect_run(tree, ['sh', '-c', {step!r}], dict(os.environ),
-				   {os.path.join(d, 'bisect.log')!r})
-"""
-		p = subprocess.Popen([sys.executable, '-c', script], env=dict(
-			os.environ, PYTHONPATH=axes.MATRIX), stderr=subprocess.DEVNULL)
-		for _ in range(200):
-			if os.path.exists(ready):
-				break
-			time.sleep(0.05)
-		self.assertTrue(os.path.exists(ready), 'the step never started')
-		p.send_signal(signal.SIGTERM)
+		p = self.bisect_then_sigterm(f"trap 'sleep 1; touch {cleaned}; exit 1' TERM; "
+					     f'touch {ready}; while :; do sleep 0.1; done', ready)
 		p.wait(30)
 		self.assertTrue(os.path.exists(cleaned), 'returned before the step cleaned up')
 		self.assertEqual(git(self.tree.src, 'rev-parse', '--abbrev-ref', 'HEAD'),
