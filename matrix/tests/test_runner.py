@@ -264,6 +264,26 @@ class CellTest(ConsoleCase):
 		self.assertEqual(status, 'fail')
 		self.assertIn('KASAN failure expected', detail)
 
+	def test_upstream_case_for_another_config_is_na(self) -> None:
+		"""kasan_test's tag-mode cases skip on generic KASAN ("Test
+		requires CONFIG_X=n", KTAP lines as recorded): n/a, never a pass;
+		any other skip stays a skip (a failure in the patched tree)."""
+		with open(os.path.join(DATA, 'real-kasan-test.console')) as f:
+			text = f.read()
+		text = text.replace('    1..2\n', '    1..4\n').replace(
+			'    not ok 2 kasan_global_oob_right\n',
+			'    not ok 2 kasan_global_oob_right\n'
+			'    ok 3 kmalloc_uaf3 # SKIP Test requires CONFIG_KASAN_GENERIC=n\n'
+			'    ok 4 kmalloc_uaf2 # SKIP no reason of that kind\n')
+		path = os.path.join(self.tmp, 'na.console')
+		with open(path, 'w') as f:
+			f.write(text)
+		rows = self.rows(path)
+		self.assertEqual(rows['kasan.kmalloc_uaf3'],
+				 ('n/a', 'needs CONFIG_KASAN_GENERIC=n: not this kernel'))
+		self.assertEqual(rows['kasan.kmalloc_uaf2'][0], 'skip')
+		self.assertEqual(rows['kasan.kmalloc_oob_right'], ('pass', ''))
+
 	def test_kasan_report_in_another_module_is_a_splat(self) -> None:
 		with open(os.path.join(DATA, 'real-kasan-test.console')) as f:
 			text = f.read().replace('kasan_test', 'other_test')

@@ -132,6 +132,15 @@ class GateTest(unittest.TestCase):
 		self.assertIn('SKIP', text)
 		self.assertNotIn('PASS ', text.splitlines()[2])
 
+	def test_upstream_na_is_neither_pass_nor_fail(self) -> None:
+		r = self.row('patched', 'kasan', 'n/a', case='kmalloc_uaf3')
+		self.assertEqual(table.gate(r, [r]), '')
+		# Our own suite has no n/a: whatever says so is a failure.
+		r = self.row('patched', 'zero_size_free', 'n/a')
+		self.assertEqual(table.gate(r, [r]), 'fail')
+		text = table.table([dict(r, suite='kasan')])
+		self.assertIn('N/A', text)
+
 	# Defect 3: "known" is the same failure for the same reason.
 
 	def test_known_needs_the_same_reason(self) -> None:

@@ -32,6 +32,9 @@ ZSP_CASES = re.compile(r'(?:^|[\s:\]])zsp-cases (\w+):((?:\s+\w+)*)\s*$')
 # Group 1 is the indentation: a case's result is nested in its suite's.
 # A case name may hold '-' (kfence_test's "test_double_free-memcache").
 CASE_RESULT = re.compile(r'^' + TIMESTAMP + r'(\s*)(?:not )?ok \d+ (\w[\w-]*)')
+# An upstream test's case that needs another config (KASAN's
+# KASAN_TEST_NEEDS_CONFIG_ON/OFF): "ok 7 name # SKIP Test requires CONFIG_X=n".
+NEEDS_CONFIG = re.compile(r'# SKIP Test requires (CONFIG_\w+=\w+)\s*$')
 FAILURE = re.compile(r'# (\w[\w-]*): ((?:EXPECTATION|ASSERTION) FAILED at .*)')
 # die() prints "<what>: <code> [#<n>] ..." for every oops on x86.
 FATAL = re.compile(r'\[#\d+\]')
@@ -132,6 +135,7 @@ class CaseEvents:
 	splats: List[Event] = field(default_factory=list)
 	access: str = ''	# what zsp-expect-oops announced: read or write
 	failures: List[str] = field(default_factory=list)	# KUnit's FAILED lines
+	needs_config: str = ''	# skipped: the case needs this config (NEEDS_CONFIG)
 
 
 @dataclass
@@ -307,7 +311,8 @@ class _Scanner:
 			self.failing.failures[-1] += ': ' + line.strip()
 		self.failing = None
 		if m:
-			self.result(m.group(2), bool(m.group(1)))
+			needs = NEEDS_CONFIG.search(line)
+			self.result(m.group(2), bool(m.group(1)), needs.group(1) if needs else '')
 			return True
 		return False
 
@@ -317,7 +322,7 @@ class _Scanner:
 			self.flush_pending()
 			self.seg.zsp = True
 
-	def result(self, name: str, nested: bool) -> None:
+	def result(self, name: str, nested: bool, needs_config: str = '') -> None:
 		seg = self.seg
 		if seg and nested:
 			seg.results[name] = seg.results.get(name, 0) + 1
@@ -329,6 +334,7 @@ class _Scanner:
 		elif seg and nested and not seg.zsp:
 			ce = self.s.cases.setdefault(name, CaseEvents())
 			ce.finished = True
+			ce.needs_config = needs_config
 			for ev in seg.pending:
 				(ce.oopses if ev.fatal else ce.splats).append(ev)
 			seg.pending = []

@@ -171,6 +171,8 @@ def gate(r: Row, rows: List[Row]) -> str:
 		return ''
 	if r['status'] == 'pass':
 		return 'pass'
+	if r['status'] == 'n/a' and not r['suite'].startswith(CONTRACT_PREFIX):
+		return ''
 	upstream = not r['suite'].startswith(CONTRACT_PREFIX) and r['suite'] != 'cell'
 	if upstream and known_failure(r, rows):
 		return 'known'
@@ -198,7 +200,7 @@ def table(rows: List[Row]) -> str:
 		lines.append(f'{n:<{width}}' + ''.join(
 			f"  {cell.get((n, t, a), '-'):<8}" for t, a in cols))
 	lines.append('-' * len(head))
-	for status in ('pass', 'fail', 'crash', 'hang', 'skip', 'error'):
+	for status in ('pass', 'fail', 'crash', 'hang', 'skip', 'n/a', 'error'):
 		line = f'{status:<{width}}'
 		for t, a in cols:
 			k = sum(1 for r in rows if r['tree'] == t and r['allocator'] == a
