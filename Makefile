@@ -87,7 +87,7 @@ help:
 	@echo 'make matrix              build, boot and test all allocators, vanilla and patched'
 	@echo 'make run ALLOC=slub      one allocator (TREE=vanilla|patched|both, default both)'
 	@echo 'make test                everything CI runs; ends with "N passed, N failed"'
-	@echo 'make profile-configs     configs/{distro,debug}*.config (distro: Debian'"'"'s linux-config-6.1)'
+	@echo 'make profile-configs     configs/{distro,debug,leak}*.config (distro: Debian'"'"'s linux-config-6.1)'
 	@echo 'make check               shellcheck, mypy --strict; checkpatch --strict, sign-off, git am'
 	@echo 'make selftest            harness unit tests (no kernel build)'
 	@echo 'make bisect ALLOC=slob [GOOD=patch|base|commit] [BAD=...] [CASE=name] [PATCHES=dir]'

@@ -104,7 +104,8 @@ class DistroTest(unittest.TestCase):
 		stale split (an option added to the table, not regenerated) shows."""
 		configs = os.path.join(axes.ROOT, 'configs')
 		for profile, table in (('distro', [o for o, _ in profiles.DISTRO]),
-				       ('debug', [o.split('=')[0] for o, _ in profiles.DEBUG])):
+				       ('debug', [o.split('=')[0] for o, _ in profiles.DEBUG]),
+				       ('leak', [o.split('=')[0] for o, _ in profiles.LEAK])):
 			want = sorted(f'CONFIG_{o}' for o in table)
 			common = list(kernel.wanted([os.path.join(configs, f'{profile}.config')]))
 			for alloc in axes.allocators():
@@ -120,10 +121,11 @@ class DistroTest(unittest.TestCase):
 				 '# CONFIG_DEBUG_KMEMLEAK_AUTO_SCAN is not set')
 
 	def test_the_committed_fragments_are_the_generators(self) -> None:
-		"""configs/{distro,debug}*.config carry the generator's header and
+		"""configs/{distro,debug,leak}*.config carry the generator's header and
 		only its options: a hand edit would be lost at the next refresh."""
 		for profile, table in (('distro', [o for o, _ in profiles.DISTRO]),
-				       ('debug', [o.split('=')[0] for o, _ in profiles.DEBUG])):
+				       ('debug', [o.split('=')[0] for o, _ in profiles.DEBUG]),
+				       ('leak', [o.split('=')[0] for o, _ in profiles.LEAK])):
 			known = {f'CONFIG_{o}' for o in table}
 			frags = [f for f in os.listdir(os.path.join(axes.ROOT, 'configs'))
 				 if f.startswith(profile)]

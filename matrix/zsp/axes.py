@@ -57,11 +57,14 @@ PROFILES: Dict[str, Profile] = {p.name: p for p in (
 		'RCU, hardening, kmem tracing), refreshed by make profile-configs',
 		memory='512M', numa_nodes=2),
 	Profile(name='debug', fragments=('base.config', 'debug.config'),
-		help='tiny + KASAN, KFENCE, kmemleak, slab poisoning, init_on_free, lockdep, '
+		help='tiny + KASAN, KFENCE, slab poisoning, init_on_free, lockdep, '
 		'DEBUG_VM, debugobjects: the kernels developers debug with',
 		# KASAN reports only the first bad access of a boot unless told:
 		# the Z6 case's own report would hide every later one.
 		memory='1G', append='kasan_multi_shot'),
+	Profile(name='leak', fragments=('base.config', 'leak.config'),
+		help='tiny + kmemleak, scanned after the suite (apart from KASAN: '
+		'matrix/zsp/profiles.py LEAK says why)'),
 )}
 TREES = ('vanilla', 'patched')
 DEFAULT_KERNEL = '6.1'
