@@ -6,7 +6,8 @@ Writes its pid to $FAKE_QEMU_PID, prints $FAKE_QEMU_CONSOLE line by line,
 then acts out $FAKE_QEMU_END: "exit" (status 0, as QEMU quitting on its
 own), "fail" (status 1 at once, nothing printed), "status" (status 1 after
 the console), "killed" (SIGKILL after the console, as the OOM killer
-would), or "hang" (stays silent until killed).
+would), "triple" (status 0 after logging a triple fault to -D's file, as
+TCG does with -d cpu_reset), or "hang" (stays silent until killed).
 
 Both may be comma-separated lists, one entry per boot (the last one
 repeats), for a cell that boots more than once; boots are counted in
@@ -46,6 +47,9 @@ with open(this_boot('FAKE_QEMU_CONSOLE', '', n)) as f:
 if end == 'hang':
 	while True:
 		time.sleep(1)
+if end == 'triple' and '-D' in sys.argv:
+	with open(sys.argv[sys.argv.index('-D') + 1], 'w') as f:
+		f.write('CPU Reset (CPU 0)\nTriple fault\nCPU Reset (CPU 0)\n')
 if end == 'killed':
 	os.kill(os.getpid(), signal.SIGKILL)
 sys.exit(1 if end == 'status' else 0)

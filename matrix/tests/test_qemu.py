@@ -149,6 +149,13 @@ class FakeQemu(unittest.TestCase):
 		self.assertEqual(r.outcome, 'qemu-error')
 		self.assertEqual(r.reason, 'qemu exited before the guest powered off')
 
+	def test_triple_fault_is_the_kernels_crash(self) -> None:
+		"""QEMU quits with 0 and no word on the console; its -d cpu_reset
+		log says the guest triple-faulted: the kernel's crash."""
+		r = self.run_boot(CASE, end='triple')
+		self.assertEqual(r.outcome, 'crash')
+		self.assertIn('triple fault', r.reason)
+
 	def test_qemu_killed_by_a_signal(self) -> None:
 		r = self.run_boot(CASE, end='killed')
 		self.assertEqual(r.outcome, 'qemu-error')
