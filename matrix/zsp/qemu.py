@@ -284,8 +284,10 @@ def boot(kernel: str, initrd: str, log: str, timeout: float,
 			proc.stdout.close()
 			if pending:
 				out.write(pending.decode(errors='replace') + '\n')
-	if result is None and not watch.stop and rc == 0 and reset_reason(reset_log):
-		result = BootResult(Outcome.CRASH, reset_reason(reset_log), 0.0)
+	if result is None and not watch.stop and rc == 0:
+		reason = reset_reason(reset_log)
+		if reason:
+			result = BootResult(Outcome.CRASH, reason, 0.0)
 	if result is None:
 		result = watch.stop or BootResult(Outcome.QEMU_ERROR, exit_reason(rc), 0.0)
 	result.seconds = round(time.monotonic() - start, 2)
