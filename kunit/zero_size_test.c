@@ -4,8 +4,9 @@
  *
  * Every case that frees real objects checks that they came back (the
  * slab page counter, kmem_cache_destroy()'s report of objects left, no
- * object handed out twice afterwards), so a "fix" that skips, leaks or
- * double-frees fails here rather than passing quietly.
+ * object handed out twice afterwards, and where the kernel has memcg, the
+ * charges of its cgroup), so a "fix" that skips, leaks or double-frees
+ * fails here rather than passing quietly.
  *
  * Built out of tree so that the same source runs against vanilla and
  * patched 6.1 kernels with SLAB, SLUB and SLOB. On vanilla kernels some
@@ -27,11 +28,13 @@
 #include <linux/jiffies.h>
 #include <linux/kernel.h>
 #include <linux/kthread.h>
+#include <linux/memcontrol.h>
 #include <linux/mempool.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
+#include <linux/sched/mm.h>
 #include <linux/sched/task.h>
 #include <linux/sort.h>
 #include <linux/slab.h>
@@ -192,6 +195,137 @@ static void release_slob_soak(void)
 }
 #endif
 
+/*
+ * Charges to a memory cgroup (the distro profile). guest-init loads the
+ * suite from a child cgroup of its own, and the cases that ask for
+ * accounted objects charge that cgroup (set_active_memcg()): they run in
+ * a kthread, which the kernel would otherwise never charge
+ * (memcg_kmem_bypass()), so that the free paths' memcg hooks would meet
+ * no charged object among the sentinels. Each charged slab object, and
+ * each charged page of a large kmalloc(), holds a reference on the
+ * cgroup's obj_cgroup until it is uncharged: a count that is exact where
+ * the cgroup's page counter is not (every CPU charges up to
+ * MEMCG_CHARGE_BATCH pages ahead), and that an object left charged, or
+ * uncharged twice, moves.
+ */
+#ifdef CONFIG_MEMCG_KMEM
+static struct mem_cgroup *zsp_memcg;
+
+/* insmod's cgroup, unless it is the root, which is never charged. */
+static void zsp_memcg_get(void)
+{
+	zsp_memcg = get_mem_cgroup_from_mm(current->mm);
+	if (zsp_memcg && !zsp_memcg->css.parent) {
+		mem_cgroup_put(zsp_memcg);
+		zsp_memcg = NULL;
+	}
+}
+
+static void zsp_memcg_put(void)
+{
+	mem_cgroup_put(zsp_memcg);
+	zsp_memcg = NULL;
+}
+
+struct zsp_charge {
+	struct mem_cgroup *old;
+	struct obj_cgroup *objcg;
+	unsigned long before;
+	unsigned long during;
+};
+
+/*
+ * The references on @objcg. Summing a percpu_ref's counters is racy
+ * while others take and drop references: only this case's thread charges
+ * the suite's cgroup, and insmod, its only task, waits for the suite.
+ */
+static unsigned long objcg_refs(struct obj_cgroup *objcg)
+{
+	unsigned long __percpu *count;
+	unsigned long sum;
+	int cpu;
+
+	rcu_read_lock();
+	sum = atomic_long_read(&objcg->refcnt.data->count);
+	if (__ref_is_percpu(&objcg->refcnt, &count))
+		for_each_possible_cpu(cpu)
+			sum += *per_cpu_ptr(count, cpu);
+	rcu_read_unlock();
+	return sum;
+}
+
+/* Each CPU's stock of charged bytes holds a reference on its cgroup's. */
+static long slack_refs(void)
+{
+	return num_possible_cpus();
+}
+
+/* From here on, this thread's accounted allocations charge the cgroup. */
+static void charge_begin(struct kunit *test, struct zsp_charge *c)
+{
+	c->objcg = NULL;
+	KUNIT_ASSERT_NOT_NULL_MSG(test, zsp_memcg,
+				  "no memory cgroup to charge: load the suite from a child cgroup");
+	rcu_read_lock();
+	c->objcg = rcu_dereference(zsp_memcg->objcg);
+	if (c->objcg && !obj_cgroup_tryget(c->objcg))
+		c->objcg = NULL;
+	rcu_read_unlock();
+	KUNIT_ASSERT_NOT_NULL_MSG(test, c->objcg, "the cgroup has no obj_cgroup");
+	c->old = set_active_memcg(zsp_memcg);
+	c->before = objcg_refs(c->objcg);
+}
+
+/* @n objects allocated: each of them charged. */
+static void charge_during(struct kunit *test, struct zsp_charge *c, size_t n)
+{
+	long charged, least = (long)n - slack_refs();
+
+	c->during = objcg_refs(c->objcg);
+	charged = c->during - c->before;
+	KUNIT_EXPECT_GE_MSG(test, charged, least,
+			    "%zu objects allocated, %ld charged to the cgroup", n, charged);
+}
+
+/* Everything freed: every charge dropped, once. */
+static void charge_end(struct kunit *test, struct zsp_charge *c)
+{
+	long left = objcg_refs(c->objcg) - c->before, slack = slack_refs();
+
+	set_active_memcg(c->old);
+	obj_cgroup_put(c->objcg);
+	kunit_info(test, "zsp-charges charged=%ld left=%ld\n",
+		   (long)(c->during - c->before), left);
+	KUNIT_EXPECT_LE_MSG(test, left, slack,
+			    "%ld charges left after the objects were freed", left);
+	KUNIT_EXPECT_GE_MSG(test, left, -slack,
+			    "%ld charges dropped that were never taken: uncharged twice", -left);
+}
+#else
+struct zsp_charge {
+};
+
+static void zsp_memcg_get(void)
+{
+}
+
+static void zsp_memcg_put(void)
+{
+}
+
+static void charge_begin(struct kunit *test, struct zsp_charge *c)
+{
+}
+
+static void charge_during(struct kunit *test, struct zsp_charge *c, size_t n)
+{
+}
+
+static void charge_end(struct kunit *test, struct zsp_charge *c)
+{
+}
+#endif
+
 static int zsp_case_init(struct kunit *test)
 {
 	if (zero_size_plan_skips(test->name))
@@ -230,6 +364,7 @@ static int zsp_suite_init(struct kunit_suite *suite)
 	struct kunit_case *c;
 	size_t len;
 
+	zsp_memcg_get();
 	if (suite != zsp_suites[0])
 		return 0;
 	for (s = zsp_suites; *s; s++) {
@@ -240,6 +375,11 @@ static int zsp_suite_init(struct kunit_suite *suite)
 		pr_info("zsp-cases %s:%s\n", (*s)->name, names);
 	}
 	return 0;
+}
+
+static void zsp_suite_exit(struct kunit_suite *suite)
+{
+	zsp_memcg_put();
 }
 
 /*
@@ -665,12 +805,18 @@ static void kfree_bulk_mixed(struct kunit *test, size_t size, size_t n, gfp_t gf
 {
 	struct kmem_cache *s = kmalloc_cache_of(size, gfp);
 	void **p = scratch(test, mixed_slots(n));
+	bool account = IS_ENABLED(CONFIG_MEMCG_KMEM) && (gfp & __GFP_ACCOUNT);
+	struct zsp_charge c;
 	long before, during;
 
 	shrink(s);
+	if (account)
+		charge_begin(test, &c);
 	before = zsp_slab_pages();
 	fill_mixed(test, p, NULL, size, gfp, n);
 	during = zsp_slab_pages();
+	if (account)
+		charge_during(test, &c, n);
 	if (null_cache)
 		kmem_cache_free_bulk(NULL, mixed_slots(n), p);
 	else
@@ -678,6 +824,8 @@ static void kfree_bulk_mixed(struct kunit *test, size_t size, size_t n, gfp_t gf
 	expect_no_double_hand_out(test, NULL, size, gfp, p, n);
 	shrink(s);
 	expect_pages_back(test, before, during, n * size / PAGE_SIZE);
+	if (account)
+		charge_end(test, &c);
 }
 
 /* Page-allocator objects: the counter tells exactly. */
@@ -740,13 +888,19 @@ static void free_into_cache_round(struct kunit *test, struct kmem_cache *s, void
 				  unsigned int size, gfp_t gfp, size_t n, bool bulk,
 				  bool count)
 {
+	bool account = IS_ENABLED(CONFIG_MEMCG_KMEM) && (gfp & __GFP_ACCOUNT);
+	struct zsp_charge c;
 	long before, during;
 	size_t i;
 
 	soak_slob_free_space();
+	if (account)
+		charge_begin(test, &c);
 	before = zsp_slab_pages();
 	fill_mixed(test, p, s, size, gfp, n);
 	during = zsp_slab_pages();
+	if (account)
+		charge_during(test, &c, n);
 	kmem_cache_free(s, NULL);
 	kmem_cache_free(s, ZERO_SIZE_PTR);
 	if (bulk) {
@@ -760,6 +914,8 @@ static void free_into_cache_round(struct kunit *test, struct kmem_cache *s, void
 	/* Zero-sized objects: n of them still fill a few pages. */
 	if (count)
 		expect_pages_back(test, before, during, max_t(long, n * size / PAGE_SIZE, 2));
+	if (account)
+		charge_end(test, &c);
 }
 
 static void free_into_cache(struct kunit *test, const char *name, unsigned int size,
@@ -894,7 +1050,8 @@ static void drain_rcu_frees(long before)
 }
 
 /*
- * One round of a case: real objects and sentinels queued, all drained.
+ * One round of a case: real objects, charged to the suite's cgroup where
+ * there is one, and sentinels queued, all drained and uncharged.
  * @count: check that the objects came back. The first round of a case
  * is not counted: it grows what the kernel keeps for itself once a
  * batch of this size has been through (debugobjects' pool of tracking
@@ -903,16 +1060,19 @@ static void drain_rcu_frees(long before)
 static void kvfree_rcu_headless_round(struct kunit *test, void **p, bool count)
 {
 	void *zsp = ZERO_SIZE_PTR, *null = NULL, *vzero;
+	struct zsp_charge c;
 	long before, during;
 	size_t i;
 
 	soak_slob_free_space();
+	charge_begin(test, &c);
 	before = zsp_slab_pages();
 	for (i = 0; i < RCU_FILL; i++) {
-		p[i] = kmalloc(BIG, GFP_KERNEL);
+		p[i] = kmalloc(BIG, GFP_KERNEL_ACCOUNT);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
 	}
 	during = zsp_slab_pages();
+	charge_during(test, &c, RCU_FILL);
 	vzero = kvmalloc(runtime_zero(), GFP_KERNEL);
 	migrate_disable();
 	kvfree_rcu(zsp);
@@ -927,6 +1087,7 @@ static void kvfree_rcu_headless_round(struct kunit *test, void **p, bool count)
 	drain_rcu_frees(before);
 	if (count)
 		expect_pages_back(test, before, during, RCU_FILL * BIG_PAGES);
+	charge_end(test, &c);
 }
 
 static void z2_kvfree_rcu_headless(struct kunit *test)
@@ -942,16 +1103,19 @@ static void kfree_rcu_rcu_head_round(struct kunit *test, struct zsp_rcu_obj **p,
 				     bool count)
 {
 	struct zsp_rcu_obj *zsp = ZERO_SIZE_PTR, *null = NULL;
+	struct zsp_charge c;
 	long before, during;
 	size_t i;
 
 	soak_slob_free_space();
+	charge_begin(test, &c);
 	before = zsp_slab_pages();
 	for (i = 0; i < RCU_FILL; i++) {
-		p[i] = kmalloc(sizeof(**p), GFP_KERNEL);
+		p[i] = kmalloc(sizeof(**p), GFP_KERNEL_ACCOUNT);
 		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, p[i]);
 	}
 	during = zsp_slab_pages();
+	charge_during(test, &c, RCU_FILL);
 	migrate_disable();
 	kfree_rcu(zsp, rcu);
 	kfree_rcu(null, rcu);
@@ -964,6 +1128,7 @@ static void kfree_rcu_rcu_head_round(struct kunit *test, struct zsp_rcu_obj **p,
 	drain_rcu_frees(before);
 	if (count)
 		expect_pages_back(test, before, during, RCU_FILL * BIG_PAGES);
+	charge_end(test, &c);
 }
 
 static void z2_kfree_rcu_rcu_head(struct kunit *test)
@@ -1050,12 +1215,15 @@ static void expect_distinct(struct kunit *test, void **p, int n)
  * back through call_rcu(), tracked by debugobjects in the debug profile.
  */
 static void empty_objects_round(struct kunit *test, struct kmem_cache *s, void **p,
-				bool count)
+				bool account, bool count)
 {
+	struct zsp_charge c;
 	long before, during;
 	int i, got = 0;
 
 	soak_slob_free_space();
+	if (account)
+		charge_begin(test, &c);
 	before = zsp_slab_pages();
 	for (i = 0; i < NR_EMPTY; i++) {
 		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
@@ -1064,11 +1232,15 @@ static void empty_objects_round(struct kunit *test, struct kmem_cache *s, void *
 		got++;
 	}
 	during = zsp_slab_pages();
+	if (account)
+		charge_during(test, &c, got);
 	for (i = 0; i < NR_EMPTY; i++)
 		if (!ZERO_OR_NULL_PTR(p[i]))
 			kmem_cache_free(s, p[i]);
 	KUNIT_EXPECT_EQ(test, got, NR_EMPTY);
 	shrink(s);
+	if (account)
+		charge_end(test, &c);
 	if (!count)
 		return;
 	KUNIT_EXPECT_GE_MSG(test, during - before, 1L,
@@ -1077,12 +1249,15 @@ static void empty_objects_round(struct kunit *test, struct kmem_cache *s, void *
 			    "%ld slab pages not freed", zsp_slab_pages() - before);
 }
 
-static void expect_empty_objects_freed(struct kunit *test, struct kmem_cache *s)
+/* @account: a SLAB_ACCOUNT cache, whose objects charge the suite's cgroup. */
+static void expect_empty_objects_freed(struct kunit *test, struct kmem_cache *s,
+				       bool account)
 {
 	void **p = scratch(test, NR_EMPTY);
 
-	empty_objects_round(test, s, p, false);
-	empty_objects_round(test, s, p, true);
+	account = account && IS_ENABLED(CONFIG_MEMCG_KMEM);
+	empty_objects_round(test, s, p, account, false);
+	empty_objects_round(test, s, p, account, true);
 }
 
 /*
@@ -1090,7 +1265,7 @@ static void expect_empty_objects_freed(struct kunit *test, struct kmem_cache *s)
  * SLUB warn when it still has objects.
  */
 static void exercise_empty_cache_of(struct kunit *test, struct kmem_cache *s,
-				    unsigned int align)
+				    unsigned int align, slab_flags_t flags)
 {
 	void *one[ZSP_OBJS], *bulk[ZSP_OBJS];
 	int i, got, misaligned = 0;
@@ -1112,7 +1287,7 @@ static void exercise_empty_cache_of(struct kunit *test, struct kmem_cache *s,
 		expect_distinct(test, bulk, ZSP_OBJS);
 		kmem_cache_free_bulk(s, ZSP_OBJS, bulk);
 	}
-	expect_empty_objects_freed(test, s);
+	expect_empty_objects_freed(test, s, flags & SLAB_ACCOUNT);
 	kmem_cache_destroy(s);
 }
 
@@ -1122,7 +1297,7 @@ static void exercise_empty_cache(struct kunit *test, unsigned int align,
 	struct kmem_cache *s = kmem_cache_create("zsp_empty", sizeof(struct zsp_empty),
 						 align, flags, ctor);
 
-	exercise_empty_cache_of(test, s, align);
+	exercise_empty_cache_of(test, s, align, flags);
 }
 
 static void z5_cache_plain(struct kunit *test)
@@ -1186,14 +1361,14 @@ static void z5_cache_dma32(struct kunit *test)
 /* The way real users create such a cache. */
 static void z5_kmem_cache_macro(struct kunit *test)
 {
-	exercise_empty_cache_of(test, KMEM_CACHE(zsp_empty, 0), 0);
+	exercise_empty_cache_of(test, KMEM_CACHE(zsp_empty, 0), 0, 0);
 }
 
 /* The usercopy variant, which kmem_cache_create() wraps. */
 static void z5_cache_usercopy(struct kunit *test)
 {
 	exercise_empty_cache_of(test, kmem_cache_create_usercopy("zsp_empty", 0, 0, 0,
-								 0, 0, NULL), 0);
+								 0, 0, NULL), 0, 0);
 }
 
 /* ---- Z6: access through ZERO_SIZE_PTR faults ---------------------------- */
@@ -1471,6 +1646,7 @@ static struct kunit_case z6_cases[] = {
 	static struct kunit_suite _name = {	\
 		.name = #_name,			\
 		.suite_init = zsp_suite_init,	\
+		.suite_exit = zsp_suite_exit,	\
 		.init = zsp_case_init,		\
 		.exit = zsp_case_exit,		\
 		.test_cases = _cases,		\
