@@ -80,7 +80,7 @@ ifneq ($(filter insmod modprobe rmmod load install modules_install,$(MAKECMDGOAL
 $(error '$(MAKECMDGOALS)' would touch the host kernel; the modules run only in QEMU guests (make run))
 endif
 
-.PHONY: help deps matrix run test check selftest bisect series-check mutants bench clean \
+.PHONY: help deps matrix run test check selftest callsites bisect series-check mutants bench clean \
 	distclean profile-configs
 
 help:
@@ -92,6 +92,7 @@ help:
 	@echo 'make selftest            harness unit tests (no kernel build)'
 	@echo 'make bisect ALLOC=slob [GOOD=patch|base|commit] [BAD=...] [CASE=name] [PATCHES=dir]'
 	@echo '                         first patch that breaks one allocator'
+	@echo 'make callsites [ALLOC=]  who asks for zero bytes: caller -> count per allocator (patched, distro)'
 	@echo 'make series-check        every prefix of the series x every allocator'
 	@echo 'make mutants [MUTANT=..] every wrong fix in matrix/mutants/ must be killed by the suite'
 	@echo 'make bench [COLD=1]      pipeline, kunit.py peer and in-guest benchmarks (JSON + table);'
@@ -123,6 +124,14 @@ run: deps
 	@mkdir -p $(RESULTS)/$(RUN_ID) && ln -sfn $(RUN_ID) $(RESULTS)/latest
 	@$(ZSP) run $(RESULTS)/$(RUN_ID) --trees "$(sel_tree)" --allocs "$(sel_alloc)" \
 		--profiles "$(sel_profile)" $(ZSP_FLAGS)
+
+# Who asks for zero bytes: the patched cells of the profiles that count
+# (zsp/axes.py: callsites), then caller -> count per allocator.
+callsites: deps
+	@mkdir -p $(RESULTS)/callsites-$(RUN_ID)
+	@$(ZSP) run $(RESULTS)/callsites-$(RUN_ID) --trees patched --allocs "$(sel_alloc)" \
+		--profiles "$$($(ZSP) axes callsites-profiles)" $(ZSP_FLAGS) >&2
+	@$(ZSP) callsites $(RESULTS)/callsites-$(RUN_ID)
 
 bisect: deps
 	@$(ZSP) bisect $(RESULTS)/bisect-$(ALLOC)-$(RUN_ID) --alloc $(ALLOC) \

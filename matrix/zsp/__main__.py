@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Callable, Dict, List, Optional
 
-from . import (axes, baseline, bench, check, commits, lock, mutants, pipeline, profiles, qemu,
+from . import (axes, baseline, bench, callsites, check, commits, lock, mutants, pipeline, profiles, qemu,
 	       results, runner, series, series_table, table, testrun)
 from .kernel import CellBuild, Tree
 from .kernel_errors import KernelError
@@ -68,6 +68,10 @@ def cmd_table(args: argparse.Namespace) -> int:
 		print(n['pass'] + n['known'], n['fail'], n['skip'])
 		return 0
 	return table.main(args.run)
+
+
+def cmd_callsites(args: argparse.Namespace) -> int:
+	return callsites.main(args.run)
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
@@ -151,6 +155,7 @@ def cmd_axes(args: argparse.Namespace) -> int:
 	k = axes.KERNELS[args.kernel]
 	values = {'allocators': k.allocators, 'trees': axes.TREES,
 		  'kernels': tuple(axes.KERNELS), 'profiles': tuple(axes.PROFILES),
+		  'callsites-profiles': tuple(p.name for p in axes.PROFILES.values() if p.callsites),
 		  'tarball': (k.tarball,),
 		  'packages': tuple(dict.fromkeys(k.package for k in axes.KERNELS.values()))}
 	print(' '.join(values[args.what]))
@@ -212,6 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('run', help='the run directory')
 	sp.add_argument('--count', action='store_true',
 			help='print "PASS FAIL SKIP" of the gated rows instead')
+	sp = add('callsites', cmd_callsites, "a run's zero-byte kmalloc-family requests, "
+		 'caller -> count per cell (cells of a profile that counts them)')
+	sp.add_argument('run', help='the run directory (results/RUN)')
 	sp = add('baseline', cmd_baseline, "check a run's vanilla column against the baseline")
 	sp.add_argument('run', help='the run directory (with results.json)')
 	sp.add_argument('--baseline', default='', help="the default kernel's baseline file "
@@ -287,7 +295,7 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('command', nargs=argparse.REMAINDER, help='-- CMD ARGS...')
 	sp = add('axes', cmd_axes, "print one of the matrix's axes (for the Makefile and scripts)")
 	sp.add_argument('what', choices=['allocators', 'trees', 'kernels', 'profiles',
-					 'tarball', 'packages'])
+					 'callsites-profiles', 'tarball', 'packages'])
 	sp.add_argument('--kernel', default=axes.DEFAULT_KERNEL, choices=list(axes.KERNELS),
 			help='the kernel whose allocators or tarball to print')
 	return p
@@ -298,7 +306,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 	try:
 		rc: int = args.handler(args)
 	except (results.SchemaError, pipeline.AxisError, lock.LockBusy, KernelError,
-		commits.BisectError, mutants.MutantError) as e:
+		commits.BisectError, mutants.MutantError, callsites.CallsitesError) as e:
 		print(f'error: {e}', file=sys.stderr)
 		return 1
 	except KeyboardInterrupt:

@@ -41,6 +41,9 @@ class Profile:
 	# Boot time and silence limits (qemu.py) times this: measured, in the
 	# record's comment.
 	slowdown: float = 1.0
+	# Count the zero-byte kmalloc-family requests (make callsites): kprobe
+	# events on the command line, guest-init's report after the suite.
+	callsites: bool = False
 
 
 KERNELS: Dict[str, Kernel] = {k.name: k for k in (
@@ -55,7 +58,7 @@ PROFILES: Dict[str, Profile] = {p.name: p for p in (
 	Profile(name='distro', fragments=('base.config', 'distro.config'),
 		help="tiny + Debian 12's slab-relevant options (memcg, NUMA, preemptible "
 		'RCU, hardening, kmem tracing), refreshed by make profile-configs',
-		memory='512M', numa_nodes=2),
+		memory='512M', numa_nodes=2, callsites=True),
 	Profile(name='debug', fragments=('base.config', 'debug.config'),
 		help='tiny + KASAN, KFENCE, slab poisoning, init_on_free, lockdep, '
 		'DEBUG_VM, debugobjects: the kernels developers debug with',

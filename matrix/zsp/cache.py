@@ -23,7 +23,7 @@ from typing import List, Optional
 
 from .results import Outcome, Row, load_json
 
-HARNESS = ('qemu.py', 'runner.py', 'console.py', 'cache.py', 'results.py')
+HARNESS = ('qemu.py', 'runner.py', 'console.py', 'callsites.py', 'cache.py', 'results.py')
 # Boot outcomes that may come from the host rather than the kernel.
 HOST_DEPENDENT = (Outcome.TIMEOUT, Outcome.QEMU_ERROR)
 

@@ -31,7 +31,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from . import axes, console, qemu, series
+from . import axes, callsites, console, qemu, series
 from .cache import Stamp, digest
 from .kernel_errors import BuildError, ConfigError, SeriesError, TreeError
 from .progress import log
@@ -350,14 +350,15 @@ class CellBuild:
 	def default_modules(self) -> List[str]:
 		"""Upstream's test modules this config built, the suite and (a
 		kernel with kmemleak) guest-init's leak report, in UPSTREAM_*'s
-		order."""
+		order; last, the callsites report of a profile that counts them."""
 		def built(mods: Tuple[str, ...]) -> List[str]:
 			return [os.path.basename(m)[:-3] for m in mods
 				if os.path.exists(os.path.join(self.obj, m))]
 		with open(os.path.join(self.obj, '.config')) as f:
 			leak = 'CONFIG_DEBUG_KMEMLEAK=y\n' in f.read()
 		return (built(UPSTREAM_BEFORE) + ['zero_size_test']
-			+ ([console.KMEMLEAK_MODULE] if leak else []) + built(UPSTREAM_AFTER))
+			+ ([console.KMEMLEAK_MODULE] if leak else []) + built(UPSTREAM_AFTER)
+			+ ([callsites.MODULE] if self.profile.callsites else []))
 
 	# -- config ------------------------------------------------------------
 

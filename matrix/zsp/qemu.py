@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass, asdict
 from typing import List, Optional, Tuple
 
-from . import axes, console
+from . import axes, callsites, console
 from .results import Outcome
 
 # After a fatal line, read this long for the rest of the oops, then kill.
@@ -85,7 +85,9 @@ class Guest:
 		"""A profile's guest, checked against the arch's vCPUs: QEMU would
 		refuse a node split it cannot make, on every boot."""
 		p = axes.PROFILES[profile]
-		g = Guest(p.memory, p.numa_nodes, p.append, p.slowdown)
+		append = ' '.join(a for a in (p.append, callsites.boot_append() if p.callsites
+					      else '') if a)
+		g = Guest(p.memory, p.numa_nodes, append, p.slowdown)
 		arch = config or X86_64
 		if g.numa_nodes > 1 and (arch.smp % g.numa_nodes or
 					 parse_mib(g.memory or arch.memory) % g.numa_nodes):

@@ -27,7 +27,7 @@ import tempfile
 from dataclasses import dataclass, asdict
 from typing import Dict, List, Optional, Set, Tuple
 
-from . import axes, cache, console, qemu
+from . import axes, cache, callsites, console, qemu
 from .results import (HOST_FAULT, OUTSIDE, Outcome, Row, SEVERITY, SUITE_MODULE, Status,
 		      dump_json, worse)
 
@@ -279,6 +279,14 @@ class Cell:
 			for case in cases:
 				self.expected.setdefault(case, suite)
 				self.suite_of.setdefault(case, suite)
+		if seg.module == callsites.MODULE:
+			# Data, not a verdict: a row only when the report failed.
+			if seg.rc == 0:
+				callsites.write(stem + callsites.SUFFIX, callsites.parse(seg.lines))
+			elif seg.rc is not None:
+				self.record(seg.module, 'error', f'callsites report failed (rc={seg.rc})',
+					    n, suite=seg.module)
+			return
 		if seg.module == console.KMEMLEAK_MODULE:
 			if seg.rc is not None:
 				self.record(seg.module, *leak_verdict(seg), n, suite=seg.module)
