@@ -102,3 +102,40 @@ class BaselineTest(unittest.TestCase):
 
 if __name__ == '__main__':
 	unittest.main()
+
+
+class SuggestTest(unittest.TestCase):
+	"""--suggest: a line per failing row, that the check then accepts."""
+
+	def test_suggested_lines_pass_the_check_on_another_boot(self) -> None:
+		seen = [row('slab', 'z5_cache_align', 'crash', 'general protection fault, probably '
+			    'for non-canonical address 0x244ea000009f948: 0000 [#1] SMP '
+			    '(Comm: kunit_try_catch)'),
+			row('slub', 'z5_cache_plain', 'hang', 'watchdog: BUG: soft lockup - CPU#1 '
+			    'stuck for 22s! [kunit_try_catch:70]'),
+			row('slab', 'z2_kfree', 'crash', 'BUG: kernel NULL pointer dereference, '
+			    'address: 0000000000000010 (Comm: kunit_try_catch)'),
+			row('slab', 'z1_kmalloc', 'pass')]
+		with tempfile.TemporaryDirectory() as run:
+			with open(os.path.join(run, 'results.json'), 'w') as f:
+				json.dump(seen, f)
+			empty = os.path.join(run, 'empty.txt')
+			open(empty, 'w').close()
+			lines = baseline.suggestions(run, empty)
+		self.assertEqual(len(lines), 3)
+		# The sentinel's address names the bug: it stays literal.
+		self.assertIn('address: 0000000000000010', lines[2])
+		again = [row('slab', 'z5_cache_align', 'crash', 'general protection fault, probably '
+			     'for non-canonical address 0x13775ff8b3920: 0000 [#1] SMP '
+			     '(Comm: kunit_try_catch)'),
+			 row('slub', 'z5_cache_plain', 'hang', 'watchdog: BUG: soft lockup - CPU#0 '
+			     'stuck for 11s! [kunit_try_catch:93]'),
+			 row('slab', 'z2_kfree', 'crash', 'BUG: kernel NULL pointer dereference, '
+			     'address: 0000000000000018 (Comm: kunit_try_catch)')]
+		want = dict(baseline.parse_line('s', i, line) for i, line in enumerate(lines))
+		verdicts = baseline.check(want, again, '')
+		bad = [what for v, what in verdicts if v != 'ok']
+		self.assertEqual(len(verdicts), 3)
+		# Another address is another bug.
+		self.assertEqual(len(bad), 1)
+		self.assertIn('z2_kfree', bad[0])

@@ -75,7 +75,7 @@ def cmd_callsites(args: argparse.Namespace) -> int:
 
 
 def cmd_baseline(args: argparse.Namespace) -> int:
-	return baseline.main(args.run, args.baseline)
+	return baseline.main(args.run, args.baseline, args.suggest)
 
 
 def cmd_series_table(args: argparse.Namespace) -> int:
@@ -224,6 +224,8 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('run', help='the run directory (with results.json)')
 	sp.add_argument('--baseline', default='', help="the default kernel's baseline file "
 			"(default: its record's, matrix/baseline-vanilla.txt)")
+	sp.add_argument('--suggest', action='store_true',
+			help='then a baseline line for each vanilla row the check fails, to review')
 	sp = add('bisect', cmd_bisect, 'the first patch of the series that breaks one allocator')
 	sp.add_argument('run', help='the run directory (results/bisect-ALLOC-RUN)')
 	sp.add_argument('--alloc', required=True, help='the allocator (ALLOC=)')

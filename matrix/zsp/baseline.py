@@ -99,11 +99,54 @@ def load_baseline(path: str = BASELINE,
 Verdict = Tuple[str, str]
 
 
-def main(run: str, path: str = '') -> int:
+def main(run: str, path: str = '', suggest: bool = False) -> int:
 	lines = verdicts(run, path)
 	for v, what in lines:
 		print(f'{v:<4} {what}')
+	if suggest:
+		for line in suggestions(run, path):
+			print(line)
 	return 1 if any(v == 'FAIL' for v, _ in lines) else 0
+
+
+# What changes from boot to boot in a report: kernel addresses (a low
+# address, the sentinel's 0x10 or a field behind it, stays: it names the
+# bug), PIDs, seconds.
+VOLATILE = ((r'0x[0-9a-f]{9,}', r'0x[0-9a-f]+'),
+	    (r'\bffff[0-9a-f]{12}\b', r'ffff[0-9a-f]{12}'),
+	    (r'CPU\\#\d+', r'CPU\\#\\d+'),
+	    (r'stuck for \d+s', r'stuck for \\d+s'),
+	    (r'(\[[\w/-]+:)\d+(\\\])', r'\1\\d+\2'))
+
+
+def reason_pattern(detail: str) -> str:
+	"""A regex for a row's detail as the baseline wants it: the literal
+	text, with what differs between boots of the same bug left open."""
+	out = re.escape(detail.split('; ')[0]).replace('\\ ', ' ')
+	for volatile, general in VOLATILE:
+		out = re.sub(volatile, general, out)
+	return out
+
+
+def suggestions(run: str, path: str = '') -> List[str]:
+	"""A baseline line ("alloc/profile case status reason-regex") for each
+	vanilla row the check fails, to review before it goes in the file:
+	a line records a bug the series fixes, not whatever vanilla did."""
+	rows = [r for r in load_rows(os.path.join(run, 'results.json')) if r['tree'] == 'vanilla']
+	out = []
+	for r in rows:
+		kernel, profile = r.get('kernel', DEFAULT_KERNEL), r.get('profile', DEFAULT_PROFILE)
+		want = load_baseline(path if path and kernel == DEFAULT_KERNEL else path_for(kernel),
+				     profile)
+		status, detail = r['status'], r.get('detail', '')
+		expect = want.get((r['allocator'], r['case']))
+		if status in ('pass', 'n/a') or r['case'] == Z7_CASE and status == 'skip':
+			continue
+		if expect is not None and not expect.check(status, detail):
+			continue
+		alloc = r['allocator'] + ('' if profile == DEFAULT_PROFILE else f'/{profile}')
+		out.append(f"{alloc} {r['case']} {status} {reason_pattern(detail)}")
+	return out
 
 
 def verdicts(run: str, path: str = '') -> List[Verdict]:
