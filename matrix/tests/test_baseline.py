@@ -139,3 +139,14 @@ class SuggestTest(unittest.TestCase):
 		# Another address is another bug.
 		self.assertEqual(len(bad), 1)
 		self.assertIn('z2_kfree', bad[0])
+
+	def test_suite_source_path_and_line_left_open(self) -> None:
+		"""The suite is built in the cache directory: another machine,
+		another path; another edit of the suite, another line."""
+		pattern = baseline.reason_pattern(
+			'EXPECTATION FAILED at /work/main/build/mod/vanilla-slab-leak/'
+			'zero_size_test.c:1259: Expected x <= 16, but')
+		self.assertRegex('EXPECTATION FAILED at /tmp/x/build/mod/vanilla-slab-leak/'
+				 'zero_size_test.c:1301: Expected x <= 16, but', pattern)
+		kernel = baseline.reason_pattern('kernel BUG at mm/slob.c:394!')
+		self.assertNotRegex('kernel BUG at mm/slob.c:395!', kernel)

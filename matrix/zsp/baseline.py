@@ -119,10 +119,20 @@ VOLATILE = ((r'0x[0-9a-f]{9,}', r'0x[0-9a-f]+'),
 	    (r'(\[[\w/-]+:)\d+(\\\])', r'\1\\d+\2'))
 
 
+# A source file named by its absolute path: the suite's, built in the
+# cache directory, which differs from machine to machine, and whose line
+# numbers move with every edit of the suite (a kernel file's are relative
+# and stay).
+SOURCE = re.compile(r'(?:/[\w.+-]+)+/([\w.+-]+\.[ch]):\d+')
+
+
 def reason_pattern(detail: str) -> str:
 	"""A regex for a row's detail as the baseline wants it: the literal
 	text, with what differs between boots of the same bug left open."""
-	out = re.escape(detail.split('; ')[0]).replace('\\ ', ' ')
+	parts = SOURCE.split(detail.split('; ')[0])
+	# Odd parts are the file names SOURCE took out of their directory.
+	out = ''.join(r'\S*' + re.escape(p) + r':\d+' if i % 2 else re.escape(p)
+		      for i, p in enumerate(parts)).replace('\\ ', ' ')
 	for volatile, general in VOLATILE:
 		out = re.sub(volatile, general, out)
 	return out
