@@ -67,13 +67,13 @@
  *
  * kmemleak gives every object a case allocates a tracking object, freed
  * after a grace period into kmemleak's own cache, which no module can
- * shrink: its partial slabs move the counter by -5 to +9 pages around a
+ * shrink: its partial slabs move the counter by -5 to +13 pages around a
  * case of 1,024 small objects (leak profile, measured). There the counter
- * allows for them, and kmemleak's scan after the suite, which names every
- * leaked object of the suite's, is the leak oracle.
+ * allows for twice that, and kmemleak's scan after the suite, which names
+ * every leaked object of the suite's, is the leak oracle.
  */
 #ifdef CONFIG_DEBUG_KMEMLEAK
-#define SLACK_PAGES	16
+#define SLACK_PAGES	32
 #else
 #define SLACK_PAGES	(BIG_PAGES - 1)
 #endif
