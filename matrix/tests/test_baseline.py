@@ -100,9 +100,6 @@ class BaselineTest(unittest.TestCase):
 			self.check('\nslab z2_kfree crash (unclosed\n', [])
 
 
-if __name__ == '__main__':
-	unittest.main()
-
 
 class SuggestTest(unittest.TestCase):
 	"""--suggest: a line per failing row, that the check then accepts."""
@@ -150,3 +147,7 @@ class SuggestTest(unittest.TestCase):
 				 'zero_size_test.c:1301: Expected x <= 16, but', pattern)
 		kernel = baseline.reason_pattern('kernel BUG at mm/slob.c:394!')
 		self.assertNotRegex('kernel BUG at mm/slob.c:395!', kernel)
+
+
+if __name__ == '__main__':
+	unittest.main()
