@@ -4,11 +4,13 @@ guest, the boot lines added by hand: that guest's boot asked for none)
 parsed into the boot's, the kernel's and the suite's callers, and the
 table of a run."""
 
+import argparse
 import os
 import tempfile
 import unittest
+from typing import Dict, List, Tuple
 
-from zsp import callsites, console
+from zsp import callsites, console, qemu, runner
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
 
@@ -51,24 +53,68 @@ class ParseTest(unittest.TestCase):
 
 
 class RunTest(unittest.TestCase):
-	def test_table_of_a_run_from_the_last_boot(self) -> None:
+	def test_boots_of_a_cell_add_up(self) -> None:
+		"""A cell that needed three boots, two of which printed counts:
+		their suite calls add up, the boot counts once, and the table
+		says the counts are a floor."""
 		with tempfile.TemporaryDirectory() as run:
 			cell = os.path.join(run, 'patched-slub-distro')
 			os.makedirs(cell)
-			old = callsites.Counts()
-			old.suite['stale [zero_size_test]'] = 1
-			callsites.write(os.path.join(cell, 'boot-1.5.callsites.json'), old)
-			callsites.write(os.path.join(cell, 'boot-2.5.callsites.json'), report())
-			cells = callsites.load_run(run)
-			self.assertNotIn('stale [zero_size_test]', cells['patched-slub-distro'].suite)
-			text = callsites.table(cells)
+			for n in (1, 2, 3):
+				open(os.path.join(cell, f'boot-{n}.log'), 'w').close()
+			open(os.path.join(cell, 'boot-1.qemu.log'), 'w').close()
+			first = report()
+			first.suite.clear()
+			first.suite['z1_kmalloc [zero_size_test]'] = 1
+			callsites.write(os.path.join(cell, 'boot-2.5.callsites.json'), first)
+			callsites.write(os.path.join(cell, 'boot-3.5.callsites.json'), report())
+			c = callsites.load_run(run)['patched-slub-distro']
+			self.assertEqual(c.suite['z1_kmalloc [zero_size_test]'], 2)
+			self.assertEqual(c.boot, report().boot)
+			self.assertEqual((c.reported, c.boots), (2, 3))
+			text = callsites.table({'patched-slub-distro': c})
 			self.assertRegex(text, r'no_slab_memory \[zero_size_test\] +131072')
 			self.assertIn('ring buffer overran in patched-slub-distro (5 events)', text)
+			self.assertIn('never printed theirs in patched-slub-distro (2 of 3 boots)', text)
+
+	def test_a_probe_with_no_histogram_is_named(self) -> None:
+		c = report()
+		self.assertEqual(c.missing(), [])
+		with open(os.path.join(DATA, 'callsites-report.console')) as f:
+			lines = [ln for ln in f.read().splitlines() if 'zsp_kvmalloc' not in ln]
+		seg = next(s for s in console.scan(lines).segments
+			   if s.module == callsites.MODULE)
+		c = callsites.parse(seg.lines)
+		self.assertEqual(c.missing(), ['zsp_kvmalloc'])
+		self.assertIn('probes missing (rejected at boot?), their callers uncounted in '
+			      'cell (zsp_kvmalloc)', callsites.table({'cell': c}))
 
 	def test_empty_run_is_an_error(self) -> None:
 		with tempfile.TemporaryDirectory() as run:
 			with self.assertRaises(callsites.CallsitesError):
 				callsites.main(run)
+
+
+class CellTest(unittest.TestCase):
+	def rows(self, lines: List[str]) -> Dict[str, Tuple[str, str]]:
+		with tempfile.TemporaryDirectory() as out:
+			c = runner.Cell(argparse.Namespace(kunit_tool='/nonexistent', out=out))
+			r = qemu.BootResult('poweroff', '', 1.0)
+			c.boots.append({'boot': 1, 'log': 'boot-1.log', **vars(r)})
+			c.collect(1, os.path.join(out, 'boot-1'), [], r, console.scan(lines))
+			self.assertTrue(os.path.exists(os.path.join(out, 'boot-1.0.callsites.json')))
+			return {v.case: (v.status, v.detail) for v in c.results.values()}
+
+	def test_counts_are_data_not_a_row(self) -> None:
+		with open(os.path.join(DATA, 'callsites-report.console')) as f:
+			self.assertEqual(self.rows(f.read().splitlines()), {})
+
+	def test_a_rejected_probe_is_an_error_row(self) -> None:
+		with open(os.path.join(DATA, 'callsites-report.console')) as f:
+			lines = [ln for ln in f.read().splitlines() if 'hist zsp_track_caller' not in ln]
+		status, detail = self.rows(lines)['callsites']
+		self.assertEqual(status, 'error')
+		self.assertIn('no histogram for zsp_track_caller', detail)
 
 
 class ProbeTest(unittest.TestCase):

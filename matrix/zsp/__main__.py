@@ -8,8 +8,8 @@ import os
 import sys
 from typing import Callable, Dict, List, Optional
 
-from . import (axes, baseline, bench, callsites, check, commits, lock, mutants, pipeline, profiles, qemu,
-	       results, runner, series, series_table, table, testrun)
+from . import (axes, baseline, bench, callsites, check, commits, lock, mutants, pipeline,
+	       profiles, qemu, results, runner, series, series_table, table, testrun)
 from .kernel import CellBuild, Tree
 from .kernel_errors import KernelError
 

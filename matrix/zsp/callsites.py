@@ -13,8 +13,8 @@ callers are invisible there (SLOB has no such inline and sees them).
 
 The boot's requests land in the trace ring buffer; guest-init reads them
 first thing (BOOT lines), then counts every later one in the guest with a
-hist trigger filtered on size == 0 (the suite alone asks for zero bytes
-131,091 times, far past any ring buffer) and prints the histograms after
+hist trigger filtered on size == 0 (a run of the suite asks for zero bytes
+135,217 times, far past any ring buffer) and prints the histograms after
 the suite (INIT lines). This module parses those lines from the console
 (the "callsites" segment of a boot), writes a cell's counts and prints
 the table per allocator: the boot's, the kernel's after it, the suite's.
@@ -26,7 +26,9 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Set, Tuple
+
+from . import console
 
 # guest-init's pseudo-module that prints the counts.
 MODULE = 'callsites'
@@ -80,7 +82,6 @@ OVERRUN = re.compile(r'^zsp-callsite overrun (\d+)')
 HIST_EVENT = re.compile(r'^zsp-callsite hist (\w+)')
 DROPPED = re.compile(r'^Dropped: (\d+)')
 HIST = re.compile(r'\{ caller: \[[0-9a-f]+\] (\S+?)(?: \[(\w+)\])?\s*\} hitcount:\s*(\d+)')
-SUITE_MODULE = re.compile(r'^zero_size_')
 
 
 def function(caller: str) -> str:
@@ -97,6 +98,14 @@ class Counts:
 	suite: Counter[str] = field(default_factory=Counter)
 	overrun: int = 0	# boot events the ring buffer lost: boot is a floor
 	dropped: int = 0	# callers a full hist map left out: after boot is a floor
+	# The events that printed a histogram: a probe the kernel rejected at
+	# boot prints none, and its callers would be silently missing.
+	events: Set[str] = field(default_factory=set)
+	# Boots of the cell, and how many of them printed counts: a boot that
+	# crashed in the suite never reaches the report, so its cases go
+	# uncounted.
+	boots: int = 1
+	reported: int = 1
 
 	def add(self, where: str, event: str, caller: str, module: str, n: int) -> None:
 		fn = function(caller)
@@ -106,15 +115,29 @@ class Counts:
 			fn = f'{fn} [{module}]'
 		if where == 'boot':
 			self.boot[fn] += n
-		elif SUITE_MODULE.match(module):
+		elif re.fullmatch(console.SUITE_MODULE_NAME, module):
 			self.suite[fn] += n
 		else:
 			self.kernel[fn] += n
 
+	def missing(self) -> List[str]:
+		"""The probes with no histogram in the report."""
+		return [p.event for p in PROBES if p.event not in self.events]
+
+	def merge(self, other: 'Counts') -> None:
+		"""Another boot of the same cell: its kernel and suite calls add
+		up (each boot ran other cases); the boot itself is the same boot
+		again and counts once."""
+		self.kernel.update(other.kernel)
+		self.suite.update(other.suite)
+		self.dropped += other.dropped
+		self.events &= other.events
+		self.reported += other.reported
+
 	def to_json(self) -> Dict[str, object]:
 		return {'boot': dict(self.boot), 'kernel': dict(self.kernel),
 			'suite': dict(self.suite), 'boot_overrun': self.overrun,
-			'hist_dropped': self.dropped}
+			'hist_dropped': self.dropped, 'events': sorted(self.events)}
 
 	@staticmethod
 	def from_json(d: Dict[str, object]) -> 'Counts':
@@ -124,8 +147,10 @@ class Counts:
 		def n(key: str) -> int:
 			v = d.get(key, 0)
 			return v if isinstance(v, int) else 0
+		ev = d.get('events', [])
 		return Counts(c('boot'), c('kernel'), c('suite'), n('boot_overrun'),
-			      n('hist_dropped'))
+			      n('hist_dropped'),
+			      {e for e in ev if isinstance(e, str)} if isinstance(ev, list) else set())
 
 
 def parse(lines: List[str]) -> Counts:
@@ -148,6 +173,7 @@ def parse(lines: List[str]) -> Counts:
 		m = HIST_EVENT.match(line)
 		if m:
 			event = m.group(1)
+			out.events.add(event)
 			continue
 		m = HIST.search(line)
 		if m and event:
@@ -170,15 +196,37 @@ def boot_number(path: str) -> int:
 	return int(m.group(1)) if m else 0
 
 
+BOOT_LOG = re.compile(r'^boot-\d+\.log$')
+
+
+def load_cell(cell: str) -> Optional[Counts]:
+	"""A cell's counts over every boot that printed them, or None."""
+	found = sorted(glob.glob(os.path.join(cell, f'boot-*.{MODULE}{SUFFIX}')),
+		       key=boot_number)
+	if not found:
+		return None
+	counts: Optional[Counts] = None
+	for path in found:
+		with open(path) as f:
+			c = Counts.from_json(json.load(f))
+		if counts is None:
+			counts = c
+		else:
+			counts.merge(c)
+	assert counts is not None
+	counts.boots = max(counts.reported,
+			   sum(1 for n in os.listdir(cell) if BOOT_LOG.match(n)))
+	return counts
+
+
 def load_run(run: str) -> Dict[str, Counts]:
-	"""Cell directory name -> its counts (the last boot that printed
-	them), for the cells that have any."""
+	"""Cell directory name -> its counts, for the cells that have any."""
 	out = {}
 	for name in sorted(os.listdir(run)):
-		found = glob.glob(os.path.join(run, name, f'boot-*.{MODULE}{SUFFIX}'))
-		if found:
-			with open(max(found, key=boot_number)) as f:
-				out[name] = Counts.from_json(json.load(f))
+		path = os.path.join(run, name)
+		c = load_cell(path) if os.path.isdir(path) else None
+		if c is not None:
+			out[name] = c
 	return out
 
 
@@ -210,6 +258,15 @@ def table(cells: Dict[str, Counts]) -> str:
 	lost = [f'{n} ({c.dropped} callers)' for n, c in cells.items() if c.dropped]
 	if lost:
 		lines.append('counts after the boot are a floor: the hist map was full in '
+			     + ', '.join(lost))
+	lost = [f'{n} ({c.reported} of {c.boots} boots)' for n, c in cells.items()
+		if c.reported < c.boots]
+	if lost:
+		lines.append('counts after the boot are a floor: boots that crashed never '
+			     'printed theirs in ' + ', '.join(lost))
+	lost = [f"{n} ({', '.join(c.missing())})" for n, c in cells.items() if c.missing()]
+	if lost:
+		lines.append('probes missing (rejected at boot?), their callers uncounted in '
 			     + ', '.join(lost))
 	return '\n'.join(lines).rstrip('\n')
 

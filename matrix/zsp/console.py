@@ -63,8 +63,10 @@ KMEMLEAK_MODULE = 'kmemleak'
 LEAK = re.compile(r'unreferenced object (0x[0-9a-f]+) \(size (\d+)\):')
 LEAK_COMM = re.compile(r'comm "([^"]*)"')
 LEAK_FRAME = re.compile(r'\[<[0-9a-f]+>\] (\S+)( \[\w+\])?')
-# A backtrace frame in one of the suite's modules.
-SUITE_FRAME = re.compile(r'\[zero_size_\w+\]')
+# The suite's modules (kunit/: zero_size_test, _plan, _bench), and a
+# backtrace frame in one of them.
+SUITE_MODULE_NAME = r'zero_size_\w+'
+SUITE_FRAME = re.compile(rf'\[{SUITE_MODULE_NAME}\]')
 
 
 @dataclass

@@ -281,8 +281,13 @@ class Cell:
 				self.suite_of.setdefault(case, suite)
 		if seg.module == callsites.MODULE:
 			# Data, not a verdict: a row only when the report failed.
-			if seg.rc == 0:
-				callsites.write(stem + callsites.SUFFIX, callsites.parse(seg.lines))
+			counts = callsites.parse(seg.lines) if seg.rc == 0 else None
+			if counts is not None:
+				callsites.write(stem + callsites.SUFFIX, counts)
+				if counts.missing():
+					self.record(seg.module, 'error', 'callsites: no histogram for '
+						    + ', '.join(counts.missing()) + ' (probe rejected at boot?)',
+						    n, suite=seg.module)
 			elif seg.rc is not None:
 				self.record(seg.module, 'error', f'callsites report failed (rc={seg.rc})',
 					    n, suite=seg.module)
