@@ -148,6 +148,24 @@ class SuggestTest(unittest.TestCase):
 		kernel = baseline.reason_pattern('kernel BUG at mm/slob.c:394!')
 		self.assertNotRegex('kernel BUG at mm/slob.c:395!', kernel)
 
+	def test_kernel_path_with_directories_stays(self) -> None:
+		"""mm/kasan/report.c is the kernel's: its line names the report."""
+		pattern = baseline.reason_pattern('WARNING: CPU: 1 PID: 7 at mm/kasan/report.c:95 x')
+		self.assertRegex('WARNING: CPU: 0 PID: 9 at mm/kasan/report.c:95 x', pattern)
+		self.assertNotRegex('WARNING: CPU: 0 PID: 9 at mm/kasan/report.c:96 x', pattern)
+		self.assertNotRegex('WARNING: CPU: 0 PID: 9 at mm/kfence/report.c:95 x', pattern)
+
+	def test_poison_stays_and_pointers_and_kworkers_open(self) -> None:
+		pattern = baseline.reason_pattern(
+			'general protection fault, probably for non-canonical address '
+			'0x6b6b6b6b6b6b6b6b; Comm: kworker/1:2 RIP: kfree+0x10/0x80 '
+			'at 0xffff888004a1c000')
+		self.assertRegex('general protection fault, probably for non-canonical address '
+				 '0x6b6b6b6b6b6b6b6b; Comm: kworker/0:1H RIP: kfree+0x10/0x80 '
+				 'at 0xffff888004b2d000', pattern)
+		self.assertNotRegex('general protection fault, probably for non-canonical address '
+				    '0x6b6b6b6b6b6b6b6a', pattern)
+
 
 if __name__ == '__main__':
 	unittest.main()

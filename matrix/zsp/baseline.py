@@ -109,21 +109,30 @@ def main(run: str, path: str = '', suggest: bool = False) -> int:
 	return 1 if any(v == 'FAIL' for v, _ in lines) else 0
 
 
-# What changes from boot to boot in a report: kernel addresses (a low
-# address, the sentinel's 0x10 or a field behind it, stays: it names the
-# bug), PIDs, seconds.
-VOLATILE = ((r'0x[0-9a-f]{9,}', r'0x[0-9a-f]+'),
-	    (r'\bffff[0-9a-f]{12}\b', r'ffff[0-9a-f]{12}'),
+# What changes from boot to boot in a report: kernel addresses and the
+# garbage a corrupted free list yields (a low address, the sentinel's 0x10
+# or a field behind it, stays: it names the bug; so does a poison pattern
+# such as 0x6b6b6b6b6b6b6b6b), CPUs, PIDs, a kworker's name, seconds.
+LONG_HEX = re.compile(r'0x[0-9a-f]{9,}')
+POISON = re.compile(r'([0-9a-f]{2})\1{3,}')
+VOLATILE = ((r'\bffff[0-9a-f]{12}\b', r'ffff[0-9a-f]{12}'),
 	    (r'CPU\\#\d+', r'CPU\\#\\d+'),
+	    (r'CPU: \d+', r'CPU: \\d+'),
+	    (r'PID: \d+', r'PID: \\d+'),
+	    (r'kworker/\w+:\w+', r'kworker/\\w+:\\w+'),
 	    (r'stuck for \d+s', r'stuck for \\d+s'),
 	    (r'(\[[\w/-]+:)\d+(\\\])', r'\1\\d+\2'))
+
+
+def open_hex(m: 're.Match[str]') -> str:
+	return m.group(0) if POISON.search(m.group(0)) else r'0x[0-9a-f]+'
 
 
 # A source file named by its absolute path: the suite's, built in the
 # cache directory, which differs from machine to machine, and whose line
 # numbers move with every edit of the suite (a kernel file's are relative
-# and stay).
-SOURCE = re.compile(r'(?:/[\w.+-]+)+/([\w.+-]+\.[ch]):\d+')
+# and stay: a path that does not begin with '/' is never one).
+SOURCE = re.compile(r'(?<![\w.+-])(?:/[\w.+-]+)+/([\w.+-]+\.[ch]):\d+')
 
 
 def reason_pattern(detail: str) -> str:
@@ -133,6 +142,7 @@ def reason_pattern(detail: str) -> str:
 	# Odd parts are the file names SOURCE took out of their directory.
 	out = ''.join(r'\S*' + re.escape(p) + r':\d+' if i % 2 else re.escape(p)
 		      for i, p in enumerate(parts)).replace('\\ ', ' ')
+	out = LONG_HEX.sub(open_hex, out)
 	for volatile, general in VOLATILE:
 		out = re.sub(volatile, general, out)
 	return out
