@@ -122,6 +122,20 @@ def run(cmd: List[str], cwd: Optional[str] = None, env: Optional[Dict[str, str]]
 	return subprocess.CompletedProcess(cmd, p.returncode, stdout or '', stderr or '')
 
 
+def merge_fragments(src: str, scratch: str, fragments: List[str], log_file: str,
+		    what: str) -> None:
+	"""scratch/.config = tinyconfig + fragments (in order, a later one
+	wins), by the tree's merge_config.sh, then olddefconfig: the one
+	recipe of every cell's config and of the profile split's trials."""
+	for cmd in (['make', '-s', '-C', src, f'O={scratch}', 'tinyconfig'],
+		    [os.path.join(src, 'scripts/kconfig/merge_config.sh'), '-m', '-O', scratch,
+		     os.path.join(scratch, '.config')] + fragments,
+		    ['make', '-s', '-C', src, f'O={scratch}', 'olddefconfig']):
+		p = run(cmd, log_file=log_file, append=True)
+		if p.returncode:
+			raise ConfigError(f'{what}: {first_error(p.stdout, "rror")}; log: {log_file}')
+
+
 class Tree:
 	"""One kernel source tree in the cache."""
 
@@ -389,14 +403,8 @@ class CellBuild:
 		stamp.clear()
 		merge_log = os.path.join(self.obj, '.zsp-merge.log')
 		open(merge_log, 'w').close()
-		for cmd in (['make', '-s', '-C', src, f'O={scratch}', 'tinyconfig'],
-			    [os.path.join(src, 'scripts/kconfig/merge_config.sh'), '-m', '-O', scratch,
-			     os.path.join(scratch, '.config')] + self.fragments,
-			    ['make', '-s', '-C', src, f'O={scratch}', 'olddefconfig']):
-			p = run(cmd, log_file=merge_log, append=True)
-			if p.returncode:
-				raise ConfigError(f'config of {self.tree.name}/{self.alloc}: '
-						  f'{first_error(p.stdout, "rror")}; log: {merge_log}')
+		merge_fragments(src, scratch, self.fragments, merge_log,
+				f'config of {self.tree.name}/{self.alloc}')
 		self.verify(os.path.join(scratch, '.config'))
 		merged = os.path.join(scratch, '.config')
 		target = os.path.join(self.obj, '.config')

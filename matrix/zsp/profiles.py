@@ -30,7 +30,7 @@ import subprocess
 from typing import Dict, List, Set, Tuple
 
 from . import axes, lock
-from .kernel import NA_PREFIX, Settings, Tree, first_error, run, wanted
+from .kernel import NA_PREFIX, Settings, Tree, merge_fragments, wanted
 from .kernel_errors import ConfigError
 
 DEBIAN_CONFIG = '/usr/src/linux-config-6.1/config.amd64_none_amd64.xz'
@@ -135,15 +135,8 @@ def kept(s: Settings, src: str, alloc: str, candidate: str, scratch: str) -> Set
 	os.makedirs(scratch)
 	frags = [os.path.join(s.configs, 'base.config'), candidate,
 		 os.path.join(s.configs, f'{alloc}.config')]
-	log = os.path.join(scratch, 'merge.log')
-	for cmd in (['make', '-s', '-C', src, f'O={scratch}', 'tinyconfig'],
-		    [os.path.join(src, 'scripts/kconfig/merge_config.sh'), '-m', '-O', scratch,
-		     os.path.join(scratch, '.config')] + frags,
-		    ['make', '-s', '-C', src, f'O={scratch}', 'olddefconfig']):
-		p = run(cmd, log_file=log, append=True)
-		if p.returncode:
-			raise ConfigError(f'distro config on {alloc}: {first_error(p.stdout, "rror")}; '
-					  f'log: {log}')
+	merge_fragments(src, scratch, frags, os.path.join(scratch, 'merge.log'),
+			f'distro config on {alloc}')
 	with open(os.path.join(scratch, '.config')) as f:
 		have = set(f.read().splitlines())
 	set_opts = {line.split('=', 1)[0] for line in have if line.startswith('CONFIG_')}
