@@ -45,6 +45,14 @@ def wait_for(path: str, timeout: float = 30) -> None:
 		time.sleep(0.05)
 
 
+def ctrl_c_as_in_a_terminal() -> None:
+	"""A command started from a background job (nohup, "make test &")
+	inherits SIGINT ignored, and Python then installs no handler for it:
+	the command the interrupt tests start gets SIGINT as an interactive
+	shell would give it, however make test itself was started."""
+	signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def alive(pid: int) -> bool:
 	try:
 		with open(f'/proc/{pid}/stat') as f:
@@ -100,7 +108,8 @@ class LockTest(unittest.TestCase):
 					 os.path.join(self.dir, 'results', name),
 					 '--trees', 'vanilla patched', '--allocs', 'slub'] + self.flags,
 					env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-					text=True, start_new_session=True)
+					text=True, start_new_session=True,
+					preexec_fn=ctrl_c_as_in_a_terminal)
 
 	def locked(self, cmd: List[str]) -> subprocess.CompletedProcess[str]:
 		return subprocess.run([sys.executable, '-m', 'zsp', 'locked', '--cache', self.cache,
@@ -175,7 +184,7 @@ class LockTest(unittest.TestCase):
 			 '--kunit-tool', 'kunit.py', '--modules', 'zero_size_test',
 			 '--out', os.path.join(self.dir, 'cell'), '--silence', '60'],
 			env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-			start_new_session=True)
+			start_new_session=True, preexec_fn=ctrl_c_as_in_a_terminal)
 		wait_for(pidfile)
 		while not os.path.getsize(pidfile):
 			time.sleep(0.05)
