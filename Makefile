@@ -87,7 +87,7 @@ help:
 	@echo 'make matrix              build, boot and test all allocators, vanilla and patched'
 	@echo 'make run ALLOC=slub      one allocator (TREE=vanilla|patched|both, default both)'
 	@echo 'make test                everything CI runs; ends with "N passed, N failed"'
-	@echo 'make profile-configs     configs/{distro,debug,leak}*.config (distro: Debian'"'"'s linux-config-6.1)'
+	@echo 'make profile-configs     configs/{distro,debug,leak}*.config (distro: Debian'"'"'s linux-config-6.1, zsp/axes.py)'
 	@echo 'make check               shellcheck, mypy --strict; checkpatch --strict, sign-off, git am'
 	@echo 'make selftest            harness unit tests (no kernel build)'
 	@echo 'make bisect ALLOC=slob [GOOD=patch|base|commit] [BAD=...] [CASE=name] [PATCHES=dir]'
@@ -147,7 +147,7 @@ check: deps
 	@$(ZSP) check $(ZSP_FLAGS)
 
 profile-configs:
-	@matrix/deps.sh linux-config-6.1
+	@matrix/deps.sh $$($(ZSP) axes config-package)
 	@$(ZSP) profile-configs $(ZSP_FLAGS)
 
 selftest:

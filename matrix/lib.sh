@@ -55,7 +55,8 @@ settings() {
 	ZSP_PATCHES=$(zsp series --dir ${ZSP_PATCHES:+--patches "$ZSP_PATCHES"})
 }
 
-src_dir() { printf '%s/src/%s\n' "$ZSP_CACHE" "$1"; }
+# Where tree $1 lives: Tree's own answer, the kernel axis included.
+src_dir() { zsp tree --path-only "$1" "${ZSP_FLAGS[@]}"; }
 
 # with_locks NAME... -- CMD...: run CMD under the cache's locks NAME...,
 # or refuse: two runs on one tree would corrupt each other. "zsp locked"

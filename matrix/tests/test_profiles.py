@@ -77,7 +77,7 @@ class DistroTest(unittest.TestCase):
 			with lzma.open(path, 'wt') as f:
 				f.write('#\n# Linux/x86 6.1.99 Kernel Configuration\n#\n'
 					'CONFIG_MEMCG=y\n# CONFIG_NUMA is not set\n')
-			title, values = profiles.debian_values(path)
+			title, values = profiles.debian_values(path, 'linux-config-6.1')
 		self.assertEqual(title, 'Linux/x86 6.1.99 Kernel Configuration')
 		self.assertEqual(values['CONFIG_MEMCG'], 'CONFIG_MEMCG=y')
 		self.assertEqual(values['CONFIG_NUMA'], '# CONFIG_NUMA is not set')
@@ -85,7 +85,7 @@ class DistroTest(unittest.TestCase):
 
 	def test_missing_debian_config_names_the_package(self) -> None:
 		with self.assertRaisesRegex(ConfigError, 'apt-get install linux-config-6.1'):
-			profiles.debian_values('/nonexistent/config.xz')
+			profiles.debian_values('/nonexistent/config.xz', 'linux-config-6.1')
 
 	def test_fragment_says_where_each_option_comes_from(self) -> None:
 		values = {'CONFIG_MEMCG_KMEM': 'CONFIG_MEMCG_KMEM=y', 'CONFIG_NUMA': 'CONFIG_NUMA=y'}

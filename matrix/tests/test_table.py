@@ -42,7 +42,7 @@ class Z7Test(unittest.TestCase):
 		cells = [cell('patched', a, {}) for a in table.ALLOCATORS]
 		self.assertEqual({r['status'] for r in table.z7_rows(cells)}, {'fail'})
 
-	# Defect 7: reasons count, and a one-allocator run still has the row.
+	# Defect 11: the Z7 row compares reasons, and a one-allocator run still has the row.
 
 	def test_same_status_different_reason_differs(self) -> None:
 		oops = 'BUG: unable to handle page fault for address: {} (Comm: {})'

@@ -29,6 +29,9 @@ def cmd_tree(args: argparse.Namespace) -> int:
 	s = pipeline.settings(args)
 	pipeline.check_axes(s.kernel, [args.tree], [])
 	tree = Tree(s, args.tree)
+	if args.path_only:
+		print(tree.src)
+		return 0
 	with lock.held(s.cache, lock.to_take([tree.lock])):
 		print(tree.prepare(args.timings))
 	return 0
@@ -156,7 +159,7 @@ def cmd_axes(args: argparse.Namespace) -> int:
 	values = {'allocators': k.allocators, 'trees': axes.TREES,
 		  'kernels': tuple(axes.KERNELS), 'profiles': tuple(axes.PROFILES),
 		  'callsites-profiles': tuple(p.name for p in axes.PROFILES.values() if p.callsites),
-		  'tarball': (k.tarball,),
+		  'tarball': (k.tarball,), 'config-package': (k.config_package,),
 		  'packages': tuple(dict.fromkeys(k.package for k in axes.KERNELS.values()))}
 	print(' '.join(values[args.what]))
 	return 0
@@ -196,6 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
 	sp = add('tree', cmd_tree, 'make a source tree exist (patched: the series applied); '
 		 'print its path')
 	sp.add_argument('tree', help='vanilla or patched')
+	sp.add_argument('--path-only', action='store_true',
+			help='print where the tree lives (the kernel axis decides); touch nothing')
 	sp.add_argument('--timings', default=None, help='append "stage seconds" lines here')
 	pipeline.add_settings(sp)
 	sp = add('step', cmd_step, "one build step of a cell (the harness's fault tests)")
@@ -253,8 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
 	pipeline.add_limits(sp, max_boots=mutants.MUTANT_BOOTS)
 	sp = add('profile-configs', cmd_profile_configs, 'configs/{distro,debug}*.config (distro: '
 		 "from Debian's kernel config), allocator by allocator as Kconfig decides")
-	sp.add_argument('--debian-config', default=profiles.DEBIAN_CONFIG,
-			help='the Debian config to take the values from (default: %(default)s)')
+	sp.add_argument('--debian-config', default='',
+			help="the Debian config to take the values from (default: the kernel's, "
+			'zsp/axes.py: ' + axes.KERNELS[axes.DEFAULT_KERNEL].debian_config + ')')
 	pipeline.add_settings(sp)
 	sp = add('check', cmd_check, 'shellcheck, mypy --strict; the series: git am, '
 		 'checkpatch --strict, sign-off')
@@ -297,7 +303,7 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('command', nargs=argparse.REMAINDER, help='-- CMD ARGS...')
 	sp = add('axes', cmd_axes, "print one of the matrix's axes (for the Makefile and scripts)")
 	sp.add_argument('what', choices=['allocators', 'trees', 'kernels', 'profiles',
-					 'callsites-profiles', 'tarball', 'packages'])
+					 'callsites-profiles', 'tarball', 'config-package', 'packages'])
 	sp.add_argument('--kernel', default=axes.DEFAULT_KERNEL, choices=list(axes.KERNELS),
 			help='the kernel whose allocators or tarball to print')
 	return p

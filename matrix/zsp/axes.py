@@ -23,6 +23,10 @@ class Kernel:
 	allocators: Tuple[str, ...]
 	patches: str		# the series' directory, relative to the repository
 	baseline: str		# its known vanilla failures, relative to matrix/
+	# Debian's own kernel config of that series, the distro profile's
+	# source (make profile-configs), and the package that ships it.
+	config_package: str = ''
+	debian_config: str = ''
 
 
 @dataclass(frozen=True)
@@ -50,7 +54,9 @@ KERNELS: Dict[str, Kernel] = {k.name: k for k in (
 	Kernel(name='6.1', package='linux-source-6.1',
 	       tarball='/usr/src/linux-source-6.1.tar.xz',
 	       allocators=('slab', 'slub', 'slob'),
-	       patches='patches', baseline='baseline-vanilla.txt'),
+	       patches='patches', baseline='baseline-vanilla.txt',
+	       config_package='linux-config-6.1',
+	       debian_config='/usr/src/linux-config-6.1/config.amd64_none_amd64.xz'),
 )}
 PROFILES: Dict[str, Profile] = {p.name: p for p in (
 	Profile(name='tiny', fragments=('base.config',),

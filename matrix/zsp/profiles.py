@@ -33,8 +33,6 @@ from . import axes, lock
 from .kernel import NA_PREFIX, Settings, Tree, merge_fragments, wanted
 from .kernel_errors import ConfigError
 
-DEBIAN_CONFIG = '/usr/src/linux-config-6.1/config.amd64_none_amd64.xz'
-PACKAGE = 'linux-config-6.1'
 
 # (option, why the contract cares), in the order the fragment lists them.
 DISTRO: Tuple[Tuple[str, str], ...] = (
@@ -106,7 +104,7 @@ def line_of(option: str) -> str:
 	return f'# CONFIG_{name} is not set' if value == 'n' else f'CONFIG_{name}={value}'
 
 
-def debian_values(path: str) -> Tuple[str, Dict[str, str]]:
+def debian_values(path: str, package: str) -> Tuple[str, Dict[str, str]]:
 	"""(the config's "Linux/x86 ... Kernel Configuration" title,
 	option -> its line) of a Debian config; an option it does not set
 	reads "# CONFIG_X is not set"."""
@@ -115,7 +113,7 @@ def debian_values(path: str) -> Tuple[str, Dict[str, str]]:
 			text = f.read()
 	except OSError as e:
 		raise ConfigError(f'cannot read {path} ({e.strerror or e}); '
-				  f'install it: apt-get install {PACKAGE}') from e
+				  f'install it: apt-get install {package}') from e
 	m = re.search(r'^# (Linux/\S+ \S+ Kernel Configuration)$', text, re.M)
 	lines: Dict[str, str] = {}
 	for line in text.splitlines():
@@ -159,8 +157,8 @@ def fragment(title: str, source: str, lines: List[str], values: Dict[str, str],
 	return '\n'.join(out) + '\n'
 
 
-def debian_version() -> str:
-	p = subprocess.run(['dpkg-query', '-W', '-f=${Version}', PACKAGE],
+def debian_version(package: str) -> str:
+	p = subprocess.run(['dpkg-query', '-W', '-f=${Version}', package],
 			   capture_output=True, text=True)
 	return p.stdout.strip() if p.returncode == 0 else 'version unknown'
 
@@ -202,10 +200,15 @@ def generate(s: Settings, profile: str, title: str, source: str, values: Dict[st
 
 
 def distro(s: Settings, debian_config: str) -> List[str]:
-	version, values = debian_values(debian_config)
+	"""The distro fragments from @debian_config ('': the kernel's own,
+	axes.Kernel.debian_config)."""
+	k = axes.KERNELS[s.kernel]
+	debian_config = debian_config or k.debian_config
+	version, values = debian_values(debian_config, k.config_package)
 	why = {f'CONFIG_{o}': w for o, w in DISTRO}
 	return generate(s, 'distro', f"Debian 12's slab-relevant options ({version})",
-			f'{debian_config} ({PACKAGE} {debian_version()})', values, why)
+			f'{debian_config} ({k.config_package} {debian_version(k.config_package)})',
+			values, why)
 
 
 def from_table(s: Settings, profile: str, table: Tuple[Tuple[str, str], ...],
@@ -216,9 +219,18 @@ def from_table(s: Settings, profile: str, table: Tuple[Tuple[str, str], ...],
 			f'the {profile.upper()} table of matrix/zsp/profiles.py', values, why)
 
 
+# The profiles whose fragments come from a table above: profile -> (its
+# table, the fragment's title). A new one is a table and a line here.
+TABLES: Dict[str, Tuple[Tuple[Tuple[str, str], ...], str]] = {
+	'debug': (DEBUG, "The kernel's memory debuggers"),
+	'leak': (LEAK, "The kernel's leak detector"),
+}
+
+
 def main(s: Settings, args: argparse.Namespace) -> int:
-	for path in (distro(s, args.debian_config) +
-		     from_table(s, 'debug', DEBUG, "The kernel's memory debuggers") +
-		     from_table(s, 'leak', LEAK, "The kernel's leak detector")):
+	written = distro(s, args.debian_config)
+	for profile, (table, title) in TABLES.items():
+		written += from_table(s, profile, table, title)
+	for path in written:
 		print(os.path.relpath(path, axes.ROOT))
 	return 0

@@ -503,7 +503,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 	p.add_argument('--tree', required=True, help='vanilla or patched')
 	p.add_argument('--alloc', required=True, help='the allocator the kernel was built with')
 	p.add_argument('--kernel', required=True, help='the bzImage')
-	p.add_argument('--initrd', required=True, help="the cell's initramfs (initramfs.sh)")
+	p.add_argument('--initrd', required=True, help="the cell's initramfs (CellBuild.make_initramfs)")
 	p.add_argument('--gen-init-cpio', required=True, help="the tree's usr/gen_init_cpio")
 	p.add_argument('--kunit-tool', required=True, help="the tree's kunit.py, for parse")
 	p.add_argument('--modules', required=True, help='test modules to run, in order')
