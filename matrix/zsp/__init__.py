@@ -17,6 +17,8 @@ One module per job, as tools/testing/kunit/ splits kunit.py:
   series_table  series-check's prefix x allocator table
   mutants       make mutants: each wrong fix in a copy of the patched tree
   check         make check: linters and the series' form
+  profiles      make profile-configs: the distro, debug and leak fragments
+  callsites     make callsites: who asks for zero bytes (kprobes, report, table)
   testrun       make test: its stages, counted from their results
   bench         make bench's measurements and report
   lock          the cache's locks, never inherited by children
