@@ -65,8 +65,8 @@ class CountTest(unittest.TestCase):
 					       side_effect=lambda _s, a: calls.append(a)), \
 			     contextlib.redirect_stderr(io.StringIO()):
 				stages.matrix()
-		self.assertEqual([(a.trees, a.profiles) for a in calls],
-				 [('', ''), ('patched', ' '.join(testrun.PATCHED_PROFILES))])
+		self.assertEqual([(a.trees, a.profiles, a.allocs) for a in calls],
+				 [('', '', '')] + [('patched', p, a) for p, a in testrun.PATCHED_PROFILES])
 		self.assertEqual({a.run for a in calls}, {stages.matrix_run}, 'one table')
 
 	def test_faults_get_the_runs_settings(self) -> None:

@@ -10,7 +10,7 @@ patched tree is a failure, table.gate() counts it so).
   check     shellcheck, mypy --strict; the series: checkpatch --strict,
             sign-off, git am to pristine (check.py)
   matrix    vanilla and patched x every allocator (tiny profile), and the
-            patched tree in the profiles of PATCHED_PROFILES: every patched
+            patched cells of PATCHED_PROFILES (distro SLUB): every patched
             row (contract suite, upstream's tests) and every cell must pass
   baseline  vanilla still fails exactly where its baseline says
   faults    fault injection on the real commands (tests/faults_*.py), on
@@ -45,9 +45,12 @@ from .progress import log
 # The fault tests take the run's settings flags from here, as one shell
 # line (unittest has no argv for them).
 SETTINGS_ENV = 'ZSP_TEST_SETTINGS'
-# Profiles whose patched cells make test runs beside tiny's whole matrix
-# (Z8 on Debian's slab options); make matrix PROFILE=all runs the rest.
-PATCHED_PROFILES = ('distro',)
+# The patched cells make test runs beside tiny's whole matrix, as
+# (profile, allocators): Z8 on Debian's slab options, with Debian's
+# allocator. A distro kernel is the dearest build of the run (ACPI, PCI,
+# NUMA, memcg, tracing: about 7 min cold here); make matrix PROFILE=distro
+# runs all three allocators, PROFILE=all every profile.
+PATCHED_PROFILES = (('distro', 'slub'),)
 STAGES = ('selftest', 'check', 'matrix', 'baseline', 'faults', 'bisect', 'mutants')
 # The planted bad patch of the bisect stage: it breaks kfree_bulk() of
 # sentinels on SLUB only, right after the SLUB fix.
@@ -132,10 +135,10 @@ class Stages:
 		run_args = argparse.Namespace(**{**vars(self.args), 'run': self.matrix_run,
 						 'trees': '', 'allocs': '', 'profiles': ''})
 		pipeline.run(self.s, run_args)
-		if PATCHED_PROFILES:
+		for profile, allocs in PATCHED_PROFILES:
 			pipeline.run(self.s, argparse.Namespace(**{
-				**vars(run_args), 'trees': 'patched',
-				'profiles': ' '.join(PATCHED_PROFILES)}))
+				**vars(run_args), 'trees': 'patched', 'profiles': profile,
+				'allocs': allocs}))
 		if not os.path.exists(os.path.join(self.matrix_run, 'results.json')):
 			log(f'matrix: no results.json in {self.matrix_run}')
 			return Count(failed=1)
