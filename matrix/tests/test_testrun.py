@@ -63,10 +63,13 @@ class CountTest(unittest.TestCase):
 			stages = testrun.Stages(Settings(cache=d), args)
 			with mock.patch.object(testrun.pipeline, 'run',
 					       side_effect=lambda _s, a: calls.append(a)), \
+			     mock.patch.object(testrun, 'PATCHED_PROFILES',
+					       (('distro', 'slub'), ('debug', 'slab slob'))), \
 			     contextlib.redirect_stderr(io.StringIO()):
 				stages.matrix()
 		self.assertEqual([(a.trees, a.profiles, a.allocs) for a in calls],
-				 [('', '', '')] + [('patched', p, a) for p, a in testrun.PATCHED_PROFILES])
+				 [('', '', ''), ('patched', 'distro', 'slub'),
+				  ('patched', 'debug', 'slab slob')])
 		self.assertEqual({a.run for a in calls}, {stages.matrix_run}, 'one table')
 
 	def test_faults_get_the_runs_settings(self) -> None:
