@@ -11,8 +11,9 @@ an error, neither killed nor survived.
 The mutants build in a hard-linked copy of the patched tree (src/mutant,
 no .git), one O= dir per allocator, first a copy of the patched cell's
 (seed_objects()), so that the patched cells' trees and objects are never
-touched and each mutant rebuilds only the file it changes. Prints one "ok"/"FAIL" line per mutant, then the table mutant ->
-killing cases (RUN/mutants.txt).
+touched and each mutant rebuilds only the file it changes. Prints one
+"ok"/"FAIL" line per mutant, then the table mutant -> killing cases
+(RUN/mutants.txt).
 """
 
 import argparse
@@ -151,7 +152,8 @@ def seed_objects(s: Settings, profile: str, alloc: str) -> None:
 	builds with absolute paths, and a rebuilt objtool, on which every
 	object depends, would rebuild the kernel; its records are moved to
 	the copy's paths (rehome())."""
-	patched, mutant = CellBuild(s, 'patched', alloc, profile), CellBuild(s, 'mutant', alloc, profile)
+	patched = CellBuild(s, 'patched', alloc, profile)
+	mutant = CellBuild(s, 'mutant', alloc, profile)
 	src, dst = patched.obj, mutant.obj
 	if os.path.isdir(dst) or not os.path.isdir(src):
 		return
