@@ -24,6 +24,7 @@
 #include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/debugobjects.h>
 #include <linux/delay.h>
 #include <linux/device.h>
 #include <linux/jiffies.h>
@@ -412,12 +413,19 @@ static void zsp_suite_exit(struct kunit_suite *suite)
 	zsp_memcg_put();
 }
 
-/*
- * Real objects given to a free API came back: the counter saw them
- * allocated (or it proves nothing) and is back within the noise.
- */
-static void expect_pages_back(struct kunit *test, long before, long during,
+/* The counter saw a case's allocations, or it proves nothing. */
+static void expect_pages_seen(struct kunit *test, long before, long during,
 			      long allocated_pages)
+{
+	KUNIT_EXPECT_GE_MSG(test, during - before, allocated_pages / 2,
+			    "the slab page counter did not see the allocations");
+}
+
+/*
+ * What a case freed came back: the counter is back within the noise, and
+ * within @kept pages that the kernel's debuggers may keep for the round.
+ */
+static void expect_pages_returned(struct kunit *test, long before, long during, long kept)
 {
 	long after;
 
@@ -426,10 +434,16 @@ static void expect_pages_back(struct kunit *test, long before, long during,
 
 	kunit_info(test, "zsp-pages before=%ld during=%ld after=%ld\n",
 		   before, during, after);
-	KUNIT_EXPECT_GE_MSG(test, during - before, allocated_pages / 2,
-			    "the slab page counter did not see the allocations");
-	KUNIT_EXPECT_LE_MSG(test, after - before, (long)SLACK_PAGES,
+	KUNIT_EXPECT_LE_MSG(test, after - before, (long)SLACK_PAGES + kept,
 			    "%ld slab pages not freed", after - before);
+}
+
+/* Real objects given to a free API came back, and the counter saw them. */
+static void expect_pages_back(struct kunit *test, long before, long during,
+			      long allocated_pages)
+{
+	expect_pages_seen(test, before, during, allocated_pages);
+	expect_pages_returned(test, before, during, 0);
 }
 
 /*
@@ -909,21 +923,72 @@ static void z2_kmem_cache_free_bulk_null_cache(struct kunit *test)
  * behind (SLAB, SLUB), the page counter catches it everywhere.
  */
 /*
- * One round of free_into_cache(), counted or not: SLOB frees each object
- * of a SLAB_TYPESAFE_BY_RCU cache through its own call_rcu(), so that
- * debugobjects' pool grows by as many tracking objects (about 60 pages
- * for 1024 objects): see kvfree_rcu_headless_round().
+ * SLOB under debugobjects' RCU head tracking: each object of a
+ * SLAB_TYPESAFE_BY_RCU cache goes back through a call_rcu() of its own,
+ * and debugobjects tracks its rcu_head in an object of its own cache.
+ * SLAB and SLUB drop such tracking objects when the memory is freed
+ * (debug_check_no_obj_freed()); SLOB never calls it, so each stays until
+ * the page that holds the rcu_head goes back to the page allocator. SLOB
+ * puts them among the case's own objects, where they keep the pages the
+ * case empties: 23 to 32 of 22 pages after 1,024 objects of 64 bytes are
+ * freed, none with no_debug_objects (debug SLOB, measured 2026-12-05).
+ * Freed again, the objects mostly reuse those rooms and their tracking
+ * objects: from the second round on, a round of 1,024 objects of 12 or
+ * 64 bytes leaves 0 to 1 page, one of 2,048 zero-sized objects 2 to 4
+ * (tracking objects of 10 to 20% of them; 16,384 leave 17).
+ *
+ * So in such a cache the first round is where the counter must see the
+ * allocations, and the second counts what stays, with no ballast in
+ * between (it would fill the rooms the second round reuses), allowing
+ * for the tracking objects of a quarter of the round's objects: less
+ * than the objects themselves take, so a leak of them still fails.
  */
+static bool rcu_pins_pages(slab_flags_t flags)
+{
+	return IS_ENABLED(CONFIG_SLOB) && IS_ENABLED(CONFIG_DEBUG_OBJECTS_RCU_HEAD) &&
+	       (flags & SLAB_TYPESAFE_BY_RCU);
+}
+
+/*
+ * One round of free_into_cache() or empty_objects_round(), counted or
+ * not, checks what it can: the first round grows what the kernel's
+ * debuggers keep for such a round (debugobjects' pool: see
+ * kvfree_rcu_headless_round()), the second counts; where SLOB's tracking
+ * objects keep the pages (rcu_pins_pages()), the first round's counter
+ * must have seen the allocations and the second's must be back.
+ */
+static void expect_round_pages(struct kunit *test, slab_flags_t flags, bool count,
+			       size_t n, long before, long during, long allocated_pages)
+{
+	long tracked = DIV_ROUND_UP(n / 4 * sizeof(struct debug_obj), PAGE_SIZE);
+
+	if (!rcu_pins_pages(flags)) {
+		if (count)
+			expect_pages_back(test, before, during, allocated_pages);
+	} else if (count) {
+		expect_pages_returned(test, before, during, tracked);
+	} else {
+		expect_pages_seen(test, before, during, allocated_pages);
+	}
+}
+
+/* Before a round: the ballast, but where a counted round reuses the rooms. */
+static void soak_before_round(slab_flags_t flags, bool count)
+{
+	if (!count || !rcu_pins_pages(flags))
+		soak_slob_free_space();
+}
+
 static void free_into_cache_round(struct kunit *test, struct kmem_cache *s, void **p,
-				  unsigned int size, gfp_t gfp, size_t n, bool bulk,
-				  bool count)
+				  unsigned int size, slab_flags_t flags, gfp_t gfp, size_t n,
+				  bool bulk, bool count)
 {
 	bool account = IS_ENABLED(CONFIG_MEMCG_KMEM) && (gfp & __GFP_ACCOUNT);
 	struct zsp_charge c;
 	long before, during;
 	size_t i;
 
-	soak_slob_free_space();
+	soak_before_round(flags, count);
 	if (account)
 		charge_begin(test, &c);
 	before = zsp_slab_pages();
@@ -942,8 +1007,8 @@ static void free_into_cache_round(struct kunit *test, struct kmem_cache *s, void
 	expect_no_double_hand_out(test, s, size, gfp, p, n);
 	shrink(s);
 	/* Zero-sized objects: n of them still fill a few pages. */
-	if (count)
-		expect_pages_back(test, before, during, max_t(long, n * size / PAGE_SIZE, 2));
+	expect_round_pages(test, flags, count, n, before, during,
+			   max_t(long, n * size / PAGE_SIZE, 2));
 	if (account)
 		charge_end(test, &c);
 }
@@ -955,8 +1020,8 @@ static void free_into_cache(struct kunit *test, const char *name, unsigned int s
 	void **p = scratch(test, mixed_slots(n));
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
-	free_into_cache_round(test, s, p, size, gfp, n, bulk, false);
-	free_into_cache_round(test, s, p, size, gfp, n, bulk, true);
+	free_into_cache_round(test, s, p, size, flags, gfp, n, bulk, false);
+	free_into_cache_round(test, s, p, size, flags, gfp, n, bulk, true);
 	kmem_cache_destroy(s);
 }
 
@@ -1243,19 +1308,24 @@ static void expect_distinct(struct kunit *test, void **p, int n)
  * Many objects, allocated and freed: all come back. In rounds as
  * kvfree_rcu_headless_round(): a SLAB_TYPESAFE_BY_RCU cache's slabs go
  * back through call_rcu(), tracked by debugobjects in the debug profile.
+ * Where that tracking keeps SLOB's pages (rcu_pins_pages()), 2,048
+ * objects: each leaves a 40-byte tracking object, and 16,384 of those
+ * take more pages than the objects (2,048 leave 2 pages a round, and a
+ * leak of them would keep 12).
  */
 static void empty_objects_round(struct kunit *test, struct kmem_cache *s, void **p,
-				bool account, bool count)
+				slab_flags_t flags, bool count)
 {
+	bool account = IS_ENABLED(CONFIG_MEMCG_KMEM) && (flags & SLAB_ACCOUNT);
+	int i, got = 0, n = rcu_pins_pages(flags) ? NR_EMPTY / 8 : NR_EMPTY;
 	struct zsp_charge c;
 	long before, during;
-	int i, got = 0;
 
-	soak_slob_free_space();
+	soak_before_round(flags, count);
 	if (account)
 		charge_begin(test, &c);
 	before = zsp_slab_pages();
-	for (i = 0; i < NR_EMPTY; i++) {
+	for (i = 0; i < n; i++) {
 		p[i] = kmem_cache_alloc(s, GFP_KERNEL);
 		if (ZERO_OR_NULL_PTR(p[i]))
 			continue;
@@ -1264,30 +1334,25 @@ static void empty_objects_round(struct kunit *test, struct kmem_cache *s, void *
 	during = zsp_slab_pages();
 	if (account)
 		charge_during(test, &c, got);
-	for (i = 0; i < NR_EMPTY; i++)
+	for (i = 0; i < n; i++)
 		if (!ZERO_OR_NULL_PTR(p[i]))
 			kmem_cache_free(s, p[i]);
-	KUNIT_EXPECT_EQ(test, got, NR_EMPTY);
+	KUNIT_EXPECT_EQ(test, got, n);
 	shrink(s);
 	if (account)
 		charge_end(test, &c);
-	if (!count)
-		return;
-	KUNIT_EXPECT_GE_MSG(test, during - before, 1L,
-			    "%d objects took no slab page", NR_EMPTY);
-	KUNIT_EXPECT_LE_MSG(test, zsp_slab_pages() - before, (long)SLACK_PAGES,
-			    "%ld slab pages not freed", zsp_slab_pages() - before);
+	/* n zero-sized objects fill one page at least. */
+	expect_round_pages(test, flags, count, n, before, during, 2);
 }
 
-/* @account: a SLAB_ACCOUNT cache, whose objects charge the suite's cgroup. */
+/* @flags: the cache's; SLAB_ACCOUNT objects charge the suite's cgroup. */
 static void expect_empty_objects_freed(struct kunit *test, struct kmem_cache *s,
-				       bool account)
+				       slab_flags_t flags)
 {
 	void **p = scratch(test, NR_EMPTY);
 
-	account = account && IS_ENABLED(CONFIG_MEMCG_KMEM);
-	empty_objects_round(test, s, p, account, false);
-	empty_objects_round(test, s, p, account, true);
+	empty_objects_round(test, s, p, flags, false);
+	empty_objects_round(test, s, p, flags, true);
 }
 
 /*
@@ -1317,7 +1382,7 @@ static void exercise_empty_cache_of(struct kunit *test, struct kmem_cache *s,
 		expect_distinct(test, bulk, ZSP_OBJS);
 		kmem_cache_free_bulk(s, ZSP_OBJS, bulk);
 	}
-	expect_empty_objects_freed(test, s, flags & SLAB_ACCOUNT);
+	expect_empty_objects_freed(test, s, flags);
 	kmem_cache_destroy(s);
 }
 
