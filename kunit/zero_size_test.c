@@ -63,6 +63,8 @@
 #define NR_SMALL	1024
 /* Enough zero-sized objects to fill a few pages on every allocator. */
 #define NR_EMPTY	16384
+/* Fewer where debugobjects keeps SLOB's pages: see rcu_pins_pages(). */
+#define NR_EMPTY_PINNED	(NR_EMPTY / 8)
 /*
  * Noise of the slab page counter across one case in a quiet guest, in
  * pages. Below BIG_PAGES, so that one leaked BIG object fails the case
@@ -935,7 +937,8 @@ static void z2_kmem_cache_free_bulk_null_cache(struct kunit *test)
  * Freed again, the objects mostly reuse those rooms and their tracking
  * objects: from the second round on, a round of 1,024 objects of 12 or
  * 64 bytes leaves 0 to 1 page, one of 2,048 zero-sized objects 2 to 4
- * (tracking objects of 10 to 20% of them; 16,384 leave 17).
+ * (tracking objects of 10 to 20% of them; 16,384 leave 17, hence
+ * NR_EMPTY_PINNED).
  *
  * So in such a cache the first round is where the counter must see the
  * allocations, and the second counts what stays, with no ballast in
@@ -1308,16 +1311,15 @@ static void expect_distinct(struct kunit *test, void **p, int n)
  * Many objects, allocated and freed: all come back. In rounds as
  * kvfree_rcu_headless_round(): a SLAB_TYPESAFE_BY_RCU cache's slabs go
  * back through call_rcu(), tracked by debugobjects in the debug profile.
- * Where that tracking keeps SLOB's pages (rcu_pins_pages()), 2,048
- * objects: each leaves a 40-byte tracking object, and 16,384 of those
- * take more pages than the objects (2,048 leave 2 pages a round, and a
- * leak of them would keep 12).
+ * Where that tracking keeps SLOB's pages (rcu_pins_pages()), fewer
+ * objects: NR_EMPTY of them leave more tracking objects than the objects
+ * themselves take.
  */
 static void empty_objects_round(struct kunit *test, struct kmem_cache *s, void **p,
 				slab_flags_t flags, bool count)
 {
 	bool account = IS_ENABLED(CONFIG_MEMCG_KMEM) && (flags & SLAB_ACCOUNT);
-	int i, got = 0, n = rcu_pins_pages(flags) ? NR_EMPTY / 8 : NR_EMPTY;
+	int i, got = 0, n = rcu_pins_pages(flags) ? NR_EMPTY_PINNED : NR_EMPTY;
 	struct zsp_charge c;
 	long before, during;
 
