@@ -81,7 +81,7 @@ $(error '$(MAKECMDGOALS)' would touch the host kernel; the modules run only in Q
 endif
 
 .PHONY: help deps matrix run test check selftest callsites bisect series-check mutants bench clean \
-	distclean profile-configs
+	distclean profile-configs cover-letter
 
 help:
 	@echo 'make matrix              build, boot and test all allocators, vanilla and patched'
@@ -89,7 +89,10 @@ help:
 	@echo 'make test                everything CI runs; ends with "N passed, N failed"'
 	@echo 'make profile-configs     configs/{distro,debug,leak}*.config (distro: Debian'"'"'s config, its'
 	@echo '                         package in the kernel'"'"'s record, zsp/axes.py: Kernel.config_package)'
-	@echo 'make check               shellcheck, mypy --strict; checkpatch --strict, sign-off, git am'
+	@echo 'make check               shellcheck, mypy --strict; checkpatch --strict, sign-off, git am,'
+	@echo '                         Fixes: lines, the cover letter current'
+	@echo 'make cover-letter [RUN=results/RUN]  patches/0000-cover-letter.patch: patches/cover-letter.txt'
+	@echo '                         + recipients (get_maintainer.pl), RUN'"'"'s results (default: latest)'
 	@echo 'make selftest            harness unit tests (no kernel build)'
 	@echo 'make bisect ALLOC=slob [GOOD=patch|base|commit] [BAD=...] [CASE=name] [PATCHES=dir]'
 	@echo '                         first patch that breaks one allocator'
@@ -143,6 +146,10 @@ series-check: deps
 
 mutants: deps
 	@$(ZSP) mutants $(RESULTS)/mutants-$(RUN_ID) $(MUTANT) $(ZSP_FLAGS)
+
+# The series' cover letter, with the results of RUN (default: the latest run).
+cover-letter: deps
+	@$(ZSP) cover-letter $(or $(RUN),$(RESULTS)/latest) $(ZSP_FLAGS)
 
 check: deps
 	@$(ZSP) check $(ZSP_FLAGS)

@@ -239,6 +239,25 @@ class CheckTest(unittest.TestCase):
 		self.assertIn("lacks a 'subsystem: ' prefix", self.why('Subject: [PATCH 1/2] fix it\n'))
 		self.assertEqual(self.why('Subject: [PATCH 1/2] mm/slub: fix it\n'), 'no Signed-off-by')
 
+	def test_citations(self) -> None:
+		known = [('b77d5b1b83e3e14870224de7c63f115a2dc44e9a',
+			  'mm: slab: optimize memcg_slab_free_hook()'), ('3042f83f19be', 'rcu: x y')]
+		good = ('Since commit b77d5b1b83e3 ("mm: slab: optimize\nmemcg_slab_free_hook()")\n'
+			'Fixes: 3042f83f19be ("rcu: x y")\n')
+		self.assertEqual(check.check_citations(good, known), '')
+		for bad, want in (
+			('Fixes: 3042f83f ("rcu: x y")', '12+ hex digits'),
+			('Fixes: 3042f83f19be (rcu: x y)', '12+ hex digits'),
+			('Fixes: 3042f83f19be ("rcu: x")', 'is "rcu: x y", not "rcu: x"'),
+			('Fixes: 123456789abc ("rcu: x y")', 'not in upstream-commits.txt'),
+			('commit 3042f83 ("rcu: x y")', 'at least 12 hex digits')):
+			self.assertIn(want, check.check_citations(bad, known), bad)
+
+	def test_recorded_upstream_commits_are_well_formed(self) -> None:
+		for cid, subject in check.upstream_commits():
+			self.assertRegex(cid, r'^[0-9a-f]{12,40}$')
+			self.assertTrue(subject and subject == subject.strip(), cid)
+
 	def test_missing_tool_is_a_failed_check(self) -> None:
 		ok, why = check.lint(['zsp-no-such-linter', 'x'])
 		self.assertFalse(ok)

@@ -8,8 +8,8 @@ import os
 import sys
 from typing import Callable, Dict, List, Optional
 
-from . import (axes, baseline, bench, callsites, check, commits, lock, mutants, pipeline,
-	       profiles, qemu, results, runner, series, series_table, table, testrun)
+from . import (axes, baseline, bench, callsites, check, commits, cover, lock, mutants,
+	       pipeline, profiles, qemu, results, runner, series, series_table, table, testrun)
 from .kernel import CellBuild, Tree
 from .kernel_errors import KernelError
 
@@ -107,6 +107,10 @@ def cmd_profile_configs(args: argparse.Namespace) -> int:
 
 def cmd_check(args: argparse.Namespace) -> int:
 	return check.main(pipeline.settings(args))
+
+
+def cmd_cover_letter(args: argparse.Namespace) -> int:
+	return cover.main(pipeline.settings(args), args.run)
 
 
 def cmd_test(args: argparse.Namespace) -> int:
@@ -265,6 +269,10 @@ def build_parser() -> argparse.ArgumentParser:
 	sp = add('check', cmd_check, 'shellcheck, mypy --strict; the series: git am, '
 		 'checkpatch --strict, sign-off')
 	pipeline.add_settings(sp)
+	sp = add('cover-letter', cmd_cover_letter, "write the series' cover letter "
+		 '(PATCHES/0000-cover-letter.patch) with a run\'s results')
+	sp.add_argument('run', help='a finished run of the matrix (results/RUN)')
+	pipeline.add_settings(sp)
 	sp = add('test', cmd_test, 'every stage of make test, then "N passed, N failed"')
 	testrun.add_arguments(sp)
 	pipeline.add_settings(sp)
@@ -314,7 +322,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 	try:
 		rc: int = args.handler(args)
 	except (results.SchemaError, pipeline.AxisError, lock.LockBusy, KernelError,
-		commits.BisectError, mutants.MutantError, callsites.CallsitesError) as e:
+		commits.BisectError, mutants.MutantError, callsites.CallsitesError,
+		cover.CoverError) as e:
 		print(f'error: {e}', file=sys.stderr)
 		return 1
 	except KeyboardInterrupt:

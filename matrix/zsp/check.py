@@ -5,8 +5,11 @@ What remains in shell passes shellcheck and this package mypy --strict;
 the series applies with git am to the pristine tree (Tree.prepare does
 that, and caches the result by the series' content); every patch has a
 subject with a subsystem prefix and a Signed-off-by, and passes the
-tree's checkpatch.pl --strict without errors, warnings or checks. One
-"ok"/"FAIL" line per check, then "check: N passed, N failed".
+tree's checkpatch.pl --strict without errors, warnings or checks, and
+names upstream commits (Fixes: and "commit <id> ("<subject>")") by an id
+and subject that matrix/upstream-commits.txt records; the cover letter
+names the series as it is (make cover-letter). One "ok"/"FAIL" line per
+check, then "check: N passed, N failed".
 """
 
 import glob
@@ -15,11 +18,44 @@ import re
 import subprocess
 from typing import List, Tuple
 
-from . import axes, lock, series
+from . import axes, cover, lock, series
 from .kernel import Settings, Tree, first_error
 from .kernel_errors import KernelError
 
 SUBJECT = re.compile(r'^Subject: \[PATCH[^]]*\] [a-z0-9/_.-]+: ', re.M)
+UPSTREAM_COMMITS = os.path.join(axes.MATRIX, 'upstream-commits.txt')
+# A commit named in a message: Fixes: ID ("subject"), or commit ID ("subject").
+CITED = re.compile(r'\b([0-9a-f]{7,40})\s+\("(.*?)"\)', re.S)
+FIXES = re.compile(r'^Fixes: ([0-9a-f]{12,40}) \("(.*)"\)$')
+
+
+def upstream_commits(path: str = UPSTREAM_COMMITS) -> List[Tuple[str, str]]:
+	"""(id, subject) of every commit the series may cite."""
+	out = []
+	with open(path) as f:
+		for line in f:
+			if line.strip() and not line.startswith('#'):
+				cid, subject = line.rstrip('\n').split('\t')[:2]
+				out.append((cid, subject))
+	return out
+
+
+def check_citations(message: str, known: List[Tuple[str, str]]) -> str:
+	"""'' when every Fixes: line has the form and every commit the message
+	cites is a known upstream one under its exact subject; else why not."""
+	for line in message.splitlines():
+		if line.startswith('Fixes:') and not FIXES.match(line):
+			return f'{line!r}: want Fixes: <12+ hex digits> ("<subject>")'
+	for m in CITED.finditer(message):
+		cid, subject = m.group(1), ' '.join(m.group(2).split())
+		if len(cid) < 12:
+			return f'commit {cid}: give at least 12 hex digits'
+		match = [s for k, s in known if k.startswith(cid) or cid.startswith(k)]
+		if not match:
+			return f'commit {cid} is not in {os.path.basename(UPSTREAM_COMMITS)}; check it, add it'
+		if subject not in match:
+			return f'commit {cid} is "{match[0]}", not "{subject}"'
+	return ''
 
 
 def shell_files() -> List[str]:
@@ -48,6 +84,9 @@ def check_patch(path: str, name: str, src: str) -> str:
 		return "subject lacks a 'subsystem: ' prefix"
 	if not re.search(r'^Signed-off-by: ', text, re.M):
 		return 'no Signed-off-by'
+	why = check_citations(text.split('\n---\n', 1)[0], upstream_commits())
+	if why:
+		return why
 	# The tree is Debian's tarball, without upstream's history: checkpatch
 	# cannot look a Fixes: commit up in it (UNKNOWN_COMMIT_ID); it still
 	# checks the line's form (GIT_COMMIT_ID).
@@ -92,4 +131,5 @@ def run(s: Settings) -> List[Tuple[str, str]]:
 	for path in series.files(s.patches):
 		name = series.name(s.patches, path)
 		done(name, check_patch(path, name, src))
+	done(f'cover letter names the series ({cover.OUTPUT})', cover.check_current(s.patches))
 	return results

@@ -8,7 +8,8 @@ patched tree is a failure, table.gate() counts it so).
 
   selftest  harness unit tests (fake QEMU, console, table): tests/test_*.py
   check     shellcheck, mypy --strict; the series: checkpatch --strict,
-            sign-off, git am to pristine (check.py)
+            sign-off, the upstream commits it cites, git am to pristine,
+            the cover letter current (check.py)
   matrix    vanilla and patched x every allocator (tiny profile), and the
             patched cells of PATCHED_PROFILES (none now): every patched
             row (contract suite, upstream's tests) and every cell must pass
