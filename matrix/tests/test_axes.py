@@ -90,6 +90,23 @@ class AxesTest(unittest.TestCase):
 		self.assertIn('(patched = vanilla + patches-6.12/series)', out.getvalue())
 		self.assertIn('run ' + os.path.basename(run) + ': 2 failing', out.getvalue())
 
+	def test_removed_allocators_are_columns_that_never_pass(self) -> None:
+		rows = [{'kernel': '6.12', 'profile': 'tiny', 'tree': t, 'allocator': 'slub',
+			 'suite': 'zero_size_free', 'case': 'z2_kfree', 'status': 'pass',
+			 'detail': '', 'boot': 1} for t in ('vanilla', 'patched')]
+		with mock.patch.dict(axes.KERNELS, {'6.12': axes.Kernel(
+				**{**K612.__dict__, 'removed': (('slab', 'removed in 6.8'),
+								('slob', 'removed in 6.4'))})}):
+			text = table.report(rows, [])
+		head, line = text.splitlines()[1], text.splitlines()[3]
+		self.assertEqual(head.split()[1:], ['van/slab', 'van/slub', 'van/slob', 'pat/slab',
+						    'pat/slub', 'pat/slob'])
+		self.assertEqual(line.split(), ['zero_size_free.z2_kfree', 'REMOVED', 'PASS',
+						'REMOVED', 'REMOVED', 'PASS', 'REMOVED'])
+		passes = next(x for x in text.splitlines() if x.startswith('pass '))
+		self.assertEqual(passes.split(), ['pass', '-', '1', '-', '-', '1', '-'])
+		self.assertIn('(slab: removed in 6.8: no cells, never counted)', text)
+		self.assertEqual(table.count_rows(rows)['pass'], 1)
 
 	def test_each_kernel_is_checked_against_its_own_baseline(self) -> None:
 		def row(kernel: str, case: str, status: str) -> dict:

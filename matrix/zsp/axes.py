@@ -27,6 +27,10 @@ class Kernel:
 	# source (make profile-configs), and the package that ships it.
 	config_package: str = ''
 	debian_config: str = ''
+	# Allocators of the other kernels that this one no longer has, with
+	# the release and commit that removed each: the table shows their
+	# columns as removed (no cell, never a pass).
+	removed: Tuple[Tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -179,11 +179,18 @@ def gate(r: Row, rows: List[Row]) -> str:
 	return 'fail'
 
 
-def table(rows: List[Row]) -> str:
+REMOVED = 'REMOVED'
+
+
+def table(rows: List[Row], removed: Tuple[str, ...] = ()) -> str:
+	"""Rows: suite.case; columns: tree/allocator, and for each tree that
+	ran, a REMOVED column per allocator in @removed (the kernel has none)."""
 	cols: List[Tuple[str, str]] = []
 	for t in TREES:
+		ran = any(r['tree'] == t for r in rows)
 		for a in ALLOCATORS:
-			if any(r['tree'] == t and r['allocator'] == a for r in rows):
+			if any(r['tree'] == t and r['allocator'] == a for r in rows) or \
+			   (ran and a in removed):
 				cols.append((t, a))
 	names: List[str] = []
 	cell: Dict[Tuple[str, str, str], str] = {}
@@ -198,16 +205,17 @@ def table(rows: List[Row]) -> str:
 	lines = [head, '-' * len(head)]
 	for n in names:
 		lines.append(f'{n:<{width}}' + ''.join(
-			f"  {cell.get((n, t, a), '-'):<8}" for t, a in cols))
+			f"  {REMOVED if a in removed else cell.get((n, t, a), '-'):<8}"
+			for t, a in cols))
 	lines.append('-' * len(head))
 	for status in ('pass', 'fail', 'crash', 'hang', 'skip', 'n/a', 'error'):
 		line = f'{status:<{width}}'
 		for t, a in cols:
 			k = sum(1 for r in rows if r['tree'] == t and r['allocator'] == a
 				and r['status'] == status)
-			line += f'  {k:<8}'
+			line += f"  {'-' if a in removed else k:<8}"
 		lines.append(line)
-	return '\n'.join(lines)
+	return '\n'.join(line.rstrip() for line in lines)
 
 
 def details(rows: List[Row]) -> str:
@@ -223,7 +231,10 @@ def count(run: str) -> Dict[str, int]:
 	"""Gated rows by verdict. A known failure is a pass (the same failure,
 	for the same reason, as vanilla); nothing gated is a skip any more (a
 	patched skip fails), so "skip" stays 0 unless that rule changes."""
-	rows = load_rows(os.path.join(run, 'results.json'))
+	return count_rows(load_rows(os.path.join(run, 'results.json')))
+
+
+def count_rows(rows: List[Row]) -> Dict[str, int]:
 	n = {'pass': 0, 'fail': 0, 'skip': 0, 'known': 0}
 	for r in rows:
 		v = gate(r, rows)
@@ -237,7 +248,8 @@ def report(rows: List[Row], cells: List[Row]) -> str:
 	texts = []
 	for g in dict.fromkeys(group(r) for r in rows):
 		grows = [r for r in rows if group(r) == g]
-		text = table(grows)
+		removed = dict(axes.KERNELS[g[0]].removed)
+		text = table(grows, tuple(removed))
 		if g != (axes.DEFAULT_KERNEL, axes.DEFAULT_PROFILE):
 			text = group_label(g) + '\n' + text
 		if any(r['tree'] == 'patched' for r in grows):
@@ -251,6 +263,8 @@ def report(rows: List[Row], cells: List[Row]) -> str:
 		for alloc, opts in na.items():
 			text += (f"\n(n/a on {alloc}: {' '.join(opts)}: not in this allocator's "
 				 'kernel, per Kconfig and the profile; never counted as tested)')
+		for alloc, why in removed.items():
+			text += f'\n({alloc}: {why}: no cells, never counted)'
 		if reused:
 			text += ('\n(not booted again, every input unchanged; FRESH=1 boots: '
 				 + ', '.join(reused) + ')')
