@@ -81,7 +81,7 @@ $(error '$(MAKECMDGOALS)' would touch the host kernel; the modules run only in Q
 endif
 
 .PHONY: help deps matrix run test check selftest callsites bisect series-check mutants bench clean \
-	distclean profile-configs cover-letter
+	distclean profile-configs cover-letter merge
 
 help:
 	@echo 'make matrix              build, boot and test all allocators, vanilla and patched'
@@ -98,6 +98,7 @@ help:
 	@echo '                         first patch that breaks one allocator'
 	@echo 'make callsites [ALLOC=]  who asks for zero bytes: caller -> count per allocator (patched, distro)'
 	@echo 'make series-check        every prefix of the series x every allocator'
+	@echo 'make merge RUNS="r1 r2"  cells run apart (CI jobs, machines, caches) as one run'
 	@echo 'make mutants [MUTANT=..] every wrong fix in matrix/mutants/ must be killed by the suite'
 	@echo 'make bench [COLD=1]      pipeline, kunit.py peer and in-guest benchmarks (JSON + table);'
 	@echo '                         COLD=1 adds a whole matrix in an empty scratch cache (~30 min)'
@@ -128,6 +129,12 @@ run: deps
 	@mkdir -p $(RESULTS)/$(RUN_ID) && ln -sfn $(RUN_ID) $(RESULTS)/latest
 	@$(ZSP) run $(RESULTS)/$(RUN_ID) --trees "$(sel_tree)" --allocs "$(sel_alloc)" \
 		--profiles "$(sel_profile)" $(ZSP_FLAGS)
+
+# Cells of several runs (CI jobs, other machines or caches) as one run.
+merge:
+	@mkdir -p $(RESULTS); rc=0; $(ZSP) merge $(RESULTS)/merge-$(RUN_ID) $(RUNS) || rc=$$?; \
+	if [ -d $(RESULTS)/merge-$(RUN_ID) ]; then ln -sfn merge-$(RUN_ID) $(RESULTS)/latest; fi; \
+	exit $$rc
 
 # Who asks for zero bytes: the patched cells of the profiles that count
 # (zsp/axes.py: callsites), then caller -> count per allocator.

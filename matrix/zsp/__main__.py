@@ -8,8 +8,8 @@ import os
 import sys
 from typing import Callable, Dict, List, Optional
 
-from . import (axes, baseline, bench, callsites, check, commits, cover, lock, mutants,
-	       pipeline, profiles, qemu, results, runner, series, series_table, table, testrun)
+from . import (axes, baseline, bench, callsites, check, commits, cover, lock, merge,
+	       mutants, pipeline, profiles, qemu, results, runner, series, series_table, table, testrun)
 from .kernel import CellBuild, Tree
 from .kernel_errors import KernelError
 
@@ -71,6 +71,10 @@ def cmd_table(args: argparse.Namespace) -> int:
 		print(n['pass'] + n['known'], n['fail'], n['skip'])
 		return 0
 	return table.main(args.run)
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+	return merge.main(args.out, args.runs)
 
 
 def cmd_callsites(args: argparse.Namespace) -> int:
@@ -226,6 +230,10 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('run', help='the run directory')
 	sp.add_argument('--count', action='store_true',
 			help='print "PASS FAIL SKIP" of the gated rows instead')
+	sp = add('merge', cmd_merge, 'cells of several runs (CI jobs, machines, caches) as one '
+		 'run: its table, results.json and Z7 row across them')
+	sp.add_argument('out', help='the merged run directory to create (results/merge-RUN)')
+	sp.add_argument('runs', nargs='*', help='the runs whose cells to merge (RUNS=)')
 	sp = add('callsites', cmd_callsites, "a run's zero-byte kmalloc-family requests, "
 		 'caller -> count per cell (cells of a profile that counts them)')
 	sp.add_argument('run', help='the run directory (results/RUN)')
@@ -323,7 +331,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 		rc: int = args.handler(args)
 	except (results.SchemaError, pipeline.AxisError, lock.LockBusy, KernelError,
 		commits.BisectError, mutants.MutantError, callsites.CallsitesError,
-		cover.CoverError) as e:
+		cover.CoverError, merge.MergeError) as e:
 		print(f'error: {e}', file=sys.stderr)
 		return 1
 	except KeyboardInterrupt:
