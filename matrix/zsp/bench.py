@@ -22,7 +22,7 @@ import sys
 import time
 from typing import Dict, List, Tuple
 
-from . import qemu, runner
+from . import html_report, qemu, runner
 from .kernel import CellBuild
 from .results import Outcome, Row, in_contract_suite
 
@@ -251,6 +251,7 @@ def report(out: str) -> int:
 	text = '\n'.join(lines)
 	with open(os.path.join(out, 'bench.txt'), 'w') as f:
 		f.write(text + '\n')
+	html_report.main(out)
 	print(text)
 	return 0
 

@@ -13,6 +13,7 @@ import os
 import sys
 from typing import Dict, List, Optional
 
+from . import html_report
 from .axes import all_allocators
 from .results import in_contract_suite
 
@@ -62,6 +63,7 @@ def main(run: str) -> int:
 	text = '\n'.join(lines + [''] + bad)
 	with open(os.path.join(run, 'series.txt'), 'w') as f:
 		f.write(text + '\n')
+	html_report.main(run)
 	print(text)
 	return 1 if bad else 0
 

@@ -25,7 +25,7 @@ import re
 import sys
 from typing import Dict, List, Tuple
 
-from . import axes, baseline
+from . import axes, baseline, html_report
 from .axes import TREES, all_allocators
 from .results import CONTRACT_PREFIX, Row, dump_json, is_contract, load_json, load_rows
 
@@ -283,6 +283,7 @@ def main(run: str) -> int:
 	text = report(rows, cells)
 	with open(os.path.join(run, 'table.txt'), 'w') as f:
 		f.write(text + '\n')
+	html_report.main(run)
 	print(text)
 	known = [r for r in rows if gate(r, rows) == 'known']
 	for r in known:
