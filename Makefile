@@ -81,7 +81,7 @@ $(error '$(MAKECMDGOALS)' would touch the host kernel; the modules run only in Q
 endif
 
 .PHONY: help deps matrix run test check selftest callsites bisect series-check mutants bench clean \
-	distclean profile-configs cover-letter merge
+	distclean profile-configs cover-letter merge export
 
 help:
 	@echo 'make matrix              build, boot and test all allocators, vanilla and patched'
@@ -99,6 +99,7 @@ help:
 	@echo 'make callsites [ALLOC=]  who asks for zero bytes: caller -> count per allocator (patched, distro)'
 	@echo 'make series-check        every prefix of the series x every allocator'
 	@echo 'make merge RUNS="r1 r2"  cells run apart (CI jobs, machines, caches) as one run'
+	@echo 'make export [RUN=..]     RUN/kcidb.json (KernelCI kcidb v5) and RUN/junit.xml (default: latest)'
 	@echo 'make mutants [MUTANT=..] every wrong fix in matrix/mutants/ must be killed by the suite'
 	@echo 'make bench [COLD=1]      pipeline, kunit.py peer and in-guest benchmarks (JSON + table);'
 	@echo '                         COLD=1 adds a whole matrix in an empty scratch cache (~30 min)'
@@ -129,6 +130,10 @@ run: deps
 	@mkdir -p $(RESULTS)/$(RUN_ID) && ln -sfn $(RUN_ID) $(RESULTS)/latest
 	@$(ZSP) run $(RESULTS)/$(RUN_ID) --trees "$(sel_tree)" --allocs "$(sel_alloc)" \
 		--profiles "$(sel_profile)" $(ZSP_FLAGS)
+
+# A run's results for other tools: RUN/kcidb.json (KernelCI) and RUN/junit.xml.
+export:
+	@$(ZSP) export $(or $(RUN),$(RESULTS)/latest)$(if $(PATCHES), --patches $(abspath $(PATCHES)))
 
 # Cells of several runs (CI jobs, other machines or caches) as one run.
 merge:

@@ -8,8 +8,8 @@ import os
 import sys
 from typing import Callable, Dict, List, Optional
 
-from . import (axes, baseline, bench, callsites, check, commits, cover, lock, merge,
-	       mutants, pipeline, profiles, qemu, results, runner, series, series_table, table, testrun)
+from . import (axes, baseline, bench, callsites, check, commits, cover, export, lock,
+	       merge, mutants, pipeline, profiles, qemu, results, runner, series, series_table, table, testrun)
 from .kernel import CellBuild, Tree
 from .kernel_errors import KernelError
 
@@ -71,6 +71,10 @@ def cmd_table(args: argparse.Namespace) -> int:
 		print(n['pass'] + n['known'], n['fail'], n['skip'])
 		return 0
 	return table.main(args.run)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+	return export.main(args.run, args.out_dir, args.patches)
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
@@ -230,6 +234,12 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('run', help='the run directory')
 	sp.add_argument('--count', action='store_true',
 			help='print "PASS FAIL SKIP" of the gated rows instead')
+	sp = add('export', cmd_export, "a run's results as KernelCI kcidb JSON (v5) and JUnit XML")
+	sp.add_argument('run', help='a finished run (results/RUN, with results.json)')
+	sp.add_argument('--out-dir', default='', help='where to write kcidb.json and junit.xml '
+			'(default: the run)')
+	sp.add_argument('--patches', default='', help="the series' directory, for kcidb's "
+			"patchset_hash (PATCHES=; default: the kernel's)")
 	sp = add('merge', cmd_merge, 'cells of several runs (CI jobs, machines, caches) as one '
 		 'run: its table, results.json and Z7 row across them')
 	sp.add_argument('out', help='the merged run directory to create (results/merge-RUN)')
@@ -331,7 +341,8 @@ def main(argv: Optional[List[str]] = None) -> int:
 		rc: int = args.handler(args)
 	except (results.SchemaError, pipeline.AxisError, lock.LockBusy, KernelError,
 		commits.BisectError, mutants.MutantError, callsites.CallsitesError,
-		cover.CoverError, merge.MergeError) as e:
+		cover.CoverError, merge.MergeError,
+		export.ExportError) as e:
 		print(f'error: {e}', file=sys.stderr)
 		return 1
 	except KeyboardInterrupt:
