@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The CI definitions cannot run here; what can be checked is: they
+parse, they run one job per cell of the default matrix and a merge job
+after them, and every make command in them is a target of the Makefile
+given only variables the Makefile reads, with values the axes accept.
+(faults_ci.py runs the lines of one cell and of the merge for real.)"""
+
+import os
+import re
+import shlex
+import unittest
+from typing import List, Set
+from unittest import mock
+
+from tests import ci_jobs
+from zsp import axes
+from zsp.kernel import CellBuild, Settings
+
+MAKEFILE = os.path.join(ci_jobs.ROOT, 'Makefile')
+
+
+def make_targets() -> Set[str]:
+	with open(MAKEFILE) as f:
+		return set(re.findall(r'^([a-z][\w-]*):', f.read(), re.M))
+
+
+def make_variables() -> Set[str]:
+	with open(MAKEFILE) as f:
+		return set(re.findall(r'\$\((?:or |if |filter |abspath )?\$?\(?([A-Z][A-Z_]*)\)', f.read()))
+
+
+def make_commands(lines: List[str]) -> List[List[str]]:
+	"""Each make command of the lines, as argv (shell operators split off)."""
+	out = []
+	for line in lines:
+		for part in re.split(r'&&|\|\||;', line):
+			argv = shlex.split(part.strip())
+			if argv and argv[0] == 'make':
+				out.append(argv)
+	return out
+
+
+class CiDefinitionsTest(unittest.TestCase):
+	def test_both_parse_and_have_cells_and_a_merge(self) -> None:
+		for engine in ('github', 'gitlab'):
+			jobs = [j for j in ci_jobs.all_jobs() if j.engine == engine]
+			cells = {(j.cell['PROFILE'], j.cell['ALLOC'], j.cell['TREE'])
+				 for j in jobs if j.cell}
+			want = {(axes.DEFAULT_PROFILE, a, t) for a in axes.allocators()
+				for t in axes.TREES}
+			self.assertEqual(cells, want, engine)
+			self.assertEqual([j.name for j in jobs if not j.cell], ['merge'], engine)
+
+	def test_merge_runs_after_the_cells_whatever_they_did(self) -> None:
+		gh = ci_jobs.load(ci_jobs.GITHUB)['jobs']['merge']
+		self.assertEqual(gh['needs'], 'cell')
+		self.assertEqual(gh['if'], 'always()')
+		gl = ci_jobs.load(ci_jobs.GITLAB)
+		self.assertEqual(gl['stages'], ['cells', 'merge'])
+		self.assertEqual(gl['merge']['when'], 'always')
+
+	def test_every_make_command_is_a_target_with_known_variables(self) -> None:
+		targets, variables = make_targets(), make_variables()
+		values = {'ALLOC': set(axes.allocators()), 'TREE': set(axes.TREES),
+			  'PROFILE': set(axes.PROFILES)}
+		seen = set()
+		for job in ci_jobs.all_jobs():
+			for argv in make_commands(job.lines):
+				target = [a for a in argv[1:] if '=' not in a]
+				self.assertEqual(len(target), 1, argv)
+				self.assertIn(target[0], targets, argv)
+				seen.add(target[0])
+				for a in argv[1:]:
+					if '=' in a:
+						var, value = a.split('=', 1)
+						self.assertIn(var, variables, argv)
+						if var in values:
+							self.assertIn(value, values[var], argv)
+		self.assertEqual(seen, {'run', 'merge', 'export'})
+
+	def test_make_variables_are_read(self) -> None:
+		# The parser of this test, checked on the variables it must find.
+		self.assertTrue({'ALLOC', 'TREE', 'PROFILE', 'RESULTS', 'RUNS', 'RUN'}
+				<= make_variables())
+
+	def test_cell_jobs_keep_ccache_where_the_build_puts_it(self) -> None:
+		env = {k: v for k, v in os.environ.items() if k != 'CCACHE_DIR'}
+		with mock.patch.dict(os.environ, env, clear=True):
+			where = CellBuild(Settings(cache='build'), 'patched', 'slub').ccache_dir()
+		self.assertEqual(where, 'build/ccache')
+		gh = ci_jobs.load(ci_jobs.GITHUB)['jobs']['cell']['steps']
+		self.assertIn(where, [s.get('with', {}).get('path') for s in gh])
+		self.assertEqual(ci_jobs.load(ci_jobs.GITLAB)['cell']['cache']['paths'], [where])
+
+
+if __name__ == '__main__':
+	unittest.main()
