@@ -34,7 +34,7 @@ from typing import Dict, List, Optional, Tuple
 from . import axes, callsites, console, qemu, series
 from .cache import Stamp, digest
 from .kernel_errors import BuildError, ConfigError, SeriesError, TreeError
-from .progress import log
+from .progress import BuildProgress, compiled, log
 
 # Upstream's tests, run as a regression gate where the config builds them:
 # before the suite; those that corrupt the heap on purpose (KASAN's and
@@ -449,8 +449,9 @@ class CellBuild:
 		       # pays off across trees; the timestamp would defeat it.
 		       'KBUILD_BUILD_TIMESTAMP': os.environ.get('KBUILD_BUILD_TIMESTAMP', 'zsp'),
 		       'KBUILD_BUILD_USER': 'zsp', 'KBUILD_BUILD_HOST': 'zsp'}
-		p = run(['make', '-C', self.tree.src, f'O={self.obj}', f'-j{self.s.jobs}',
-			 'CC=ccache gcc', 'bzImage', 'modules'], env=env, log_file=log_file)
+		with BuildProgress(self.name, log_file, self.expected_objects()):
+			p = run(['make', '-C', self.tree.src, f'O={self.obj}', f'-j{self.s.jobs}',
+				 'CC=ccache gcc', 'bzImage', 'modules'], env=env, log_file=log_file)
 		if p.returncode:
 			why = first_error(p.stdout, 'error:')
 			if 'error:' not in why:
@@ -459,6 +460,36 @@ class CellBuild:
 			raise BuildError(f'build of {self.tree.name}/{self.alloc} failed: {why}; '
 					 f'log: {log_file}')
 		os.replace(started.path, stamp.path)
+		self.record_objects(compiled(log_file))
+
+	OBJECTS = '.zsp-objects'
+
+	def expected_objects(self) -> Optional[int]:
+		"""How many objects a whole build of this cell compiles, as the
+		biggest build of it, or of the same cell of the other tree, counted
+		(a total for the progress line); None before the first."""
+		counts = []
+		for t in ('vanilla', 'patched'):
+			path = os.path.join(Tree(self.s, t).src, os.path.basename(self.obj), self.OBJECTS)
+			try:
+				with open(path) as f:
+					counts.append(int(f.read()))
+			except (OSError, ValueError):
+				pass
+		return max(counts) if counts else None
+
+	def record_objects(self, n: int) -> None:
+		"""Keeps the count of the biggest build: an incremental one
+		compiles a few objects, not what a whole build does."""
+		path = os.path.join(self.obj, self.OBJECTS)
+		try:
+			with open(path) as f:
+				if int(f.read()) >= n:
+					return
+		except (OSError, ValueError):
+			pass
+		with open(path, 'w') as f:
+			f.write(f'{n}\n')
 
 	def up_to_date(self, stamp: 'Stamp', key: str) -> bool:
 		"""The last good build used this config and no source file has

@@ -11,6 +11,7 @@ locks go with this process.
 """
 
 import argparse
+import collections
 import itertools
 import os
 import shutil
@@ -26,6 +27,7 @@ from . import axes, lock, qemu, runner, table
 from .kernel import CellBuild, Settings, Tree, default_jobs
 from .kernel_errors import KernelError
 from .progress import log
+from .results import SchemaError, load_json
 
 # "cannot test": what git bisect run wants for a commit that does not build.
 CANNOT_TEST = 125
@@ -86,6 +88,7 @@ class Boot:
 			log(f'{self.name}: boot FAILED: {why}')
 		else:
 			add_timing(self.out, 'boot', (self.t_end or time.monotonic()) - self.t0)
+			log(f'{self.name}: done: {summary(self.out)}')
 		return rc
 
 	def stop(self) -> None:
@@ -98,6 +101,30 @@ class Boot:
 			self.proc.kill()
 			self.proc.wait()
 		self.relay.join(5)
+
+
+STATUS_ORDER = ('pass', 'fail', 'crash', 'hang', 'skip', 'n/a', 'error')
+
+
+def summary(out: str) -> str:
+	"""A finished cell in one line: its rows by status, its boots, and
+	the time its steps took (out/timings)."""
+	try:
+		cell = load_json(os.path.join(out, 'cell.json'))
+	except (OSError, ValueError, SchemaError) as e:	# the table makes it an error row
+		return f'no results ({e})'
+	n = collections.Counter(c['status'] for c in cell['cases'])
+	parts = [f'{n[st]} {st}' for st in STATUS_ORDER if n[st]]
+	seconds = 0.0
+	try:
+		with open(os.path.join(out, 'timings')) as f:
+			seconds = sum(float(line.split()[1]) for line in f if line.strip())
+	except (OSError, ValueError, IndexError):
+		pass
+	boots = len(cell['boots'])
+	reused = ', results reused' if cell.get('reused_from') else ''
+	return (f"{', '.join(parts) or 'no results'}; {boots} boot{'s' if boots != 1 else ''}, "
+		f'{seconds:.0f} s{reused}')
 
 
 def write_error(out: str, why: str) -> None:
