@@ -5,7 +5,8 @@
  * A module's KUnit suites run from the MODULE_STATE_COMING notifier,
  * before the kernel parses that module's parameters, so the test module
  * cannot take its own "skip=". This module is loaded first with the list
- * and answers for it.
+ * and answers for it. (That is 6.1; 6.12 runs them at MODULE_STATE_LIVE,
+ * after the parameters, and this module serves there all the same.)
  */
 
 #include <linux/module.h>

@@ -9,7 +9,9 @@
  * fails here rather than passing quietly.
  *
  * Built out of tree so that the same source runs against vanilla and
- * patched 6.1 kernels with SLAB, SLUB and SLOB. On vanilla kernels some
+ * patched 6.1 kernels with SLAB, SLUB and SLOB, and 6.12 kernels (SLUB,
+ * the only allocator left there; see "6.1 and 6.12" below for the API
+ * differences, which no case body sees). On vanilla kernels some
  * cases oops, divide by zero or spin under slab_mutex; the harness reads
  * the "zsp-start" line each case prints first, kills the guest and resumes
  * the remaining cases in a fresh boot; zero_size_plan names the cases
@@ -46,6 +48,79 @@
 
 #include "zero_size_plan.h"
 #include "zsp_vmstat.h"
+
+/*
+ * ---- 6.1 and 6.12 ----------------------------------------------------------
+ *
+ * The same cases run on 6.1 (SLAB, SLUB, SLOB) and 6.12 (SLUB only). What
+ * differs between the two kernels' APIs is settled here, once, by feature
+ * tests where a header shows the difference and by version otherwise; on
+ * 6.1 every definition below expands to what the suite used before.
+ * CONFIG_SLAB and CONFIG_SLOB do not exist on 6.12, so their branches
+ * below fall to the SLUB ones by themselves.
+ */
+
+/*
+ * Slab objects charged to a memory cgroup. 6.1 has a hidden
+ * CONFIG_MEMCG_KMEM, MEMCG && !SLOB; later kernels dropped the option and
+ * charge slab objects whenever MEMCG is set (SLOB is gone there).
+ */
+#if defined(CONFIG_MEMCG_KMEM) || (defined(CONFIG_MEMCG) && !defined(CONFIG_SLOB))
+#define ZSP_MEMCG_KMEM	1
+#else
+#define ZSP_MEMCG_KMEM	0
+#endif
+
+/*
+ * The head-less kvfree_rcu(ptr): 6.12 has only kvfree_rcu_mightsleep(ptr)
+ * (kvfree_rcu() takes the rcu_head's name there), 6.1.y has both, one
+ * macro (kvfree_rcu_arg_1) under two names; early 6.1.y only kvfree_rcu().
+ */
+#ifndef kvfree_rcu_mightsleep
+#define kvfree_rcu_mightsleep(ptr)	kvfree_rcu(ptr)
+#endif
+
+/*
+ * The kmalloc cache type of a gfp. Since 6.6, kmalloc_type() also takes
+ * the caller, which picks one of CONFIG_RANDOM_KMALLOC_CACHES' copies of
+ * the normal caches (and is ignored without that option);
+ * RANDOM_KMALLOC_CACHES_NR came with it. The suite cannot name the caller
+ * its objects were allocated for: shrink() shrinks every copy.
+ */
+#ifdef RANDOM_KMALLOC_CACHES_NR
+#define zsp_kmalloc_type(gfp)	kmalloc_type(gfp, 0)
+#else
+#define zsp_kmalloc_type(gfp)	kmalloc_type(gfp)
+#endif
+
+/*
+ * The flags of a cache of the suite's own (own_cache()), which 6.1 never
+ * merges into another when it has a usercopy region, that is when its
+ * size is not 0 (a zero-sized one has none: 6.1 may merge it). 6.12
+ * merges a cache with a usercopy region unless CONFIG_HARDENED_USERCOPY:
+ * SLAB_NO_MERGE (6.5+) keeps the 6.1 rule there.
+ */
+static inline slab_flags_t zsp_own_cache_flags(slab_flags_t flags, unsigned int size)
+{
+#ifdef SLAB_NO_MERGE
+	if (size)
+		flags |= SLAB_NO_MERGE;
+#endif
+	return flags;
+}
+
+/*
+ * Wait for every kvfree_rcu() queued so far. 6.1 queues the batches on
+ * system_wq, which drain_deferred_frees() flushes; 6.12 has
+ * kvfree_rcu_barrier() for that, and 6.12.y queues them on a workqueue of
+ * RCU's own, which no module can flush. Kbuild tells which (the header
+ * declares it or not).
+ */
+#ifdef ZSP_HAVE_KVFREE_RCU_BARRIER
+#define zsp_kvfree_rcu_barrier()	kvfree_rcu_barrier()
+#else
+#define zsp_kvfree_rcu_barrier()	do { } while (0)
+#endif
 
 /* Enough zero-size requests that one byte of slab each would show. */
 #define MANY		BIT(16)
@@ -94,7 +169,8 @@ struct zsp_empty {
  * The rcu_head is not at offset 0, so that the object's address and the
  * rcu_head's differ: kfree_rcu() of a ZERO_SIZE_PTR object hands
  * kvfree_call_rcu() 0x10 + offset, which only the object address shows to
- * be the sentinel. BIG-sized, so that every object freed counts.
+ * be the sentinel (6.1 passes the offset for the object, 6.12 the object
+ * address itself). BIG-sized, so that every object freed counts.
  */
 struct zsp_rcu_obj {
 	long before[4];
@@ -144,6 +220,27 @@ static void flush_quarantine(void)
 				kmem_cache_shrink(kmalloc_caches[type][i]);
 #endif
 }
+
+#ifdef CONFIG_RANDOM_KMALLOC_CACHES
+/*
+ * @s one copy of a normal kmalloc cache (see zsp_kmalloc_type()): shrink
+ * the other copies of its size, one of which holds the objects.
+ */
+static void shrink_kmalloc_copies(struct kmem_cache *s)
+{
+	int type, i;
+
+	for (i = 0; i <= KMALLOC_SHIFT_HIGH; i++)
+		for (type = KMALLOC_RANDOM_START; type <= KMALLOC_RANDOM_END; type++)
+			if (s && kmalloc_caches[type][i] == s)
+				goto found;
+	return;
+found:
+	for (type = KMALLOC_RANDOM_START; type <= KMALLOC_RANDOM_END; type++)
+		if (kmalloc_caches[type][i] && kmalloc_caches[type][i] != s)
+			kmem_cache_shrink(kmalloc_caches[type][i]);
+}
+#endif
 
 /*
  * SLOB serves the small objects of every cache from shared pages, and
@@ -225,7 +322,7 @@ static void release_slob_soak(void)
  * (An object freed twice is not uncharged twice: the free hook clears
  * its slot before the put; that is the double-free checks' business.)
  */
-#ifdef CONFIG_MEMCG_KMEM
+#if ZSP_MEMCG_KMEM
 static struct mem_cgroup *zsp_memcg;
 
 /* insmod's cgroup, unless it is the root, which is never charged. */
@@ -398,7 +495,11 @@ static int zsp_suite_init(struct kunit_suite *suite)
 	size_t len;
 
 	zsp_memcg_get();
-	if (suite != zsp_suites[0])
+	/*
+	 * By name: 6.12's KUnit runs a module's suites from copies
+	 * (kunit_filter_suites() in kunit_module_init()).
+	 */
+	if (strcmp(suite->name, zsp_suites[0]->name))
 		return 0;
 	for (s = zsp_suites; *s; s++) {
 		len = 0;
@@ -684,7 +785,7 @@ static void no_slab_memory(struct kunit *test, bool atomic)
 	KUNIT_EXPECT_GE_MSG(test, eight_delta, (long)(MANY * 8 / PAGE_SIZE / 2),
 			    "8-byte allocations did not show in the counter");
 	KUNIT_EXPECT_LE_MSG(test, zero_delta, (long)SLACK_PAGES,
-			    "%d zero-size allocations took %ld slab pages", MANY, zero_delta);
+			    "%lu zero-size allocations took %ld slab pages", MANY, zero_delta);
 }
 
 static void z1_no_slab_memory(struct kunit *test)
@@ -806,7 +907,7 @@ static struct kmem_cache *kmalloc_cache_of(size_t size, gfp_t gfp)
 {
 #ifndef CONFIG_SLOB
 	if (size <= KMALLOC_MAX_CACHE_SIZE)
-		return kmalloc_caches[kmalloc_type(gfp)][kmalloc_index(size)];
+		return kmalloc_caches[zsp_kmalloc_type(gfp)][kmalloc_index(size)];
 #endif
 	return NULL;
 }
@@ -814,12 +915,14 @@ static struct kmem_cache *kmalloc_cache_of(size_t size, gfp_t gfp)
 /*
  * A test cache of its own: a usercopy region keeps it from being merged
  * into another cache of the same size (SLAB_MERGE_DEFAULT), whose objects
- * would blur the page counter and hide ours from kmem_cache_destroy().
+ * would blur the page counter and hide ours from kmem_cache_destroy()
+ * (on 6.12, SLAB_NO_MERGE too: see zsp_own_cache_flags()).
  */
 static struct kmem_cache *own_cache(const char *name, unsigned int size,
 				    slab_flags_t flags)
 {
-	return kmem_cache_create_usercopy(name, size, 0, flags, 0, size, NULL);
+	return kmem_cache_create_usercopy(name, size, 0, zsp_own_cache_flags(flags, size), 0,
+					  size, NULL);
 }
 
 /* Give the empty slabs of @s back to the page allocator. */
@@ -827,6 +930,9 @@ static void shrink(struct kmem_cache *s)
 {
 	if (s)
 		kmem_cache_shrink(s);
+#ifdef CONFIG_RANDOM_KMALLOC_CACHES
+	shrink_kmalloc_copies(s);
+#endif
 	flush_quarantine();
 	/* SLAB_TYPESAFE_BY_RCU slabs (and SLOB's objects) go after a grace period. */
 	rcu_barrier();
@@ -851,7 +957,7 @@ static void kfree_bulk_mixed(struct kunit *test, size_t size, size_t n, gfp_t gf
 {
 	struct kmem_cache *s = kmalloc_cache_of(size, gfp);
 	void **p = scratch(test, mixed_slots(n));
-	bool account = IS_ENABLED(CONFIG_MEMCG_KMEM) && (gfp & __GFP_ACCOUNT);
+	bool account = ZSP_MEMCG_KMEM && (gfp & __GFP_ACCOUNT);
 	struct zsp_charge c;
 	long before, during;
 
@@ -986,7 +1092,7 @@ static void free_into_cache_round(struct kunit *test, struct kmem_cache *s, void
 				  unsigned int size, slab_flags_t flags, gfp_t gfp, size_t n,
 				  bool bulk, bool count)
 {
-	bool account = IS_ENABLED(CONFIG_MEMCG_KMEM) && (gfp & __GFP_ACCOUNT);
+	bool account = ZSP_MEMCG_KMEM && (gfp & __GFP_ACCOUNT);
 	struct zsp_charge c;
 	long before, during;
 	size_t i;
@@ -1107,11 +1213,12 @@ static void z2_kmem_cache_free_bulk_sentinels_only(struct kunit *test)
  * The RCU-deferred frees hand their batch to kfree_bulk() (or, for
  * objects queued through their rcu_head, kvfree() one by one) after the
  * CPU's batch monitor has run and a grace period has passed. The monitor
- * waits KFREE_DRAIN_JIFFIES (5 s in 6.1) unless the CPU has a page of
- * pointers queued, when it runs on the next tick. So a case queues its
- * sentinels among RCU_FILL real objects from one CPU and waits out each
- * step: the monitor (system_wq), the grace period (rcu_barrier()), the
- * batch work (system_wq again). A bad pointer then faults inside the
+ * waits KFREE_DRAIN_JIFFIES (5 s in 6.1 and 6.12) unless the CPU has a
+ * page of pointers queued, when it runs on the next tick. So a case queues
+ * its sentinels among RCU_FILL real objects from one CPU and waits out
+ * each step: the monitor (system_wq), the grace period (rcu_barrier()),
+ * the batch work (system_wq again); on 6.12, kvfree_rcu_barrier() waits
+ * for all three. A bad pointer then faults inside the
  * case, and every real object must be back. The guests boot with
  * rcutree.rcu_min_cached_objs=0, so kfree_rcu() with an rcu_head finds no
  * spare bulk page and takes the rcu_head path, which writes the head.
@@ -1130,6 +1237,7 @@ static void drain_deferred_frees(void)
 	__flush_workqueue(system_wq);
 	rcu_barrier();
 	__flush_workqueue(system_wq);
+	zsp_kvfree_rcu_barrier();
 }
 
 /*
@@ -1173,13 +1281,13 @@ static void kvfree_rcu_headless_round(struct kunit *test, void **p, bool count)
 	charge_during(test, &c, RCU_FILL);
 	vzero = kvmalloc(runtime_zero(), GFP_KERNEL);
 	migrate_disable();
-	kvfree_rcu(zsp);
-	kvfree_rcu(null);
-	kvfree_rcu(vzero);
+	kvfree_rcu_mightsleep(zsp);
+	kvfree_rcu_mightsleep(null);
+	kvfree_rcu_mightsleep(vzero);
 	for (i = 0; i < RCU_FILL; i++) {
-		kvfree_rcu(p[i]);
+		kvfree_rcu_mightsleep(p[i]);
 		if (i % 64 == 0)
-			kvfree_rcu(zsp);
+			kvfree_rcu_mightsleep(zsp);
 	}
 	migrate_enable();
 	drain_rcu_frees(before);
@@ -1318,7 +1426,7 @@ static void expect_distinct(struct kunit *test, void **p, int n)
 static void empty_objects_round(struct kunit *test, struct kmem_cache *s, void **p,
 				slab_flags_t flags, bool count)
 {
-	bool account = IS_ENABLED(CONFIG_MEMCG_KMEM) && (flags & SLAB_ACCOUNT);
+	bool account = ZSP_MEMCG_KMEM && (flags & SLAB_ACCOUNT);
 	int i, got = 0, n = rcu_pins_pages(flags) ? NR_EMPTY_PINNED : NR_EMPTY;
 	struct zsp_charge c;
 	long before, during;
