@@ -57,7 +57,6 @@ class Boot:
 		self.name = build.name
 		self.out = out
 		self.t0 = time.monotonic()
-		self.t_end = 0.0
 		self.last = ''
 		self.first_error = ''
 		self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
@@ -74,9 +73,12 @@ class Boot:
 				self.last = line.strip()
 			if line.startswith('error:') and not self.first_error:
 				self.first_error = line.strip()
-		self.proc.wait()
-		# The boot's own time, not the time until the run asked for it.
-		self.t_end = time.monotonic()
+		# The boot's own time, not the time until the run asked for it;
+		# and the cell's line as soon as it is done, not when the next
+		# cell's build is.
+		if self.proc.wait() == 0:
+			add_timing(self.out, 'boot', time.monotonic() - self.t0)
+			log(f'{self.name}: done: {summary(self.out)}')
 
 	def wait(self) -> int:
 		rc = self.proc.wait()
@@ -86,9 +88,6 @@ class Boot:
 			why = why[len('error: '):] if why.startswith('error: ') else why
 			write_error(self.out, why)
 			log(f'{self.name}: boot FAILED: {why}')
-		else:
-			add_timing(self.out, 'boot', (self.t_end or time.monotonic()) - self.t0)
-			log(f'{self.name}: done: {summary(self.out)}')
 		return rc
 
 	def stop(self) -> None:
