@@ -15,7 +15,7 @@ import os
 from typing import Dict, List, Tuple
 
 from . import axes, table
-from .results import CONTRACT_PREFIX, Row, load_rows
+from .results import Row, load_rows
 
 OUTPUT = 'index.html'
 # Status -> (background, text): what the grid and the list are coloured by.
@@ -70,17 +70,7 @@ def link(r: Row, logs: Dict[Tuple[str, str, str, str, int], str]) -> str:
 
 def grid(rows: List[Row], removed: Tuple[str, ...],
 	 logs: Dict[Tuple[str, str, str, str, int], str]) -> str:
-	cols = [(t, a) for t in axes.TREES for a in table.ALLOCATORS
-		if any(r['tree'] == t and r['allocator'] == a for r in rows)
-		or (a in removed and any(r['tree'] == t for r in rows))]
-	names: List[str] = []
-	by: Dict[Tuple[str, str, str], Row] = {}
-	for r in rows:
-		name = f"{r['suite']}.{r['case']}"
-		if name not in names:
-			names.append(name)
-		by[(name, r['tree'], r['allocator'])] = r
-	names.sort(key=lambda n: (not n.startswith(CONTRACT_PREFIX), n))
+	cols, names, by = table.grid(rows, removed)
 	out = ['<table class="grid">', '<tr><th>case</th>' +
 	       ''.join(f'<th>{t}/{a}</th>' for t, a in cols) + '</tr>']
 	for n in names:

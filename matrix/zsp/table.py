@@ -182,9 +182,14 @@ def gate(r: Row, rows: List[Row]) -> str:
 REMOVED = 'REMOVED'
 
 
-def table(rows: List[Row], removed: Tuple[str, ...] = ()) -> str:
-	"""Rows: suite.case; columns: tree/allocator, and for each tree that
-	ran, a REMOVED column per allocator in @removed (the kernel has none)."""
+Grid = Tuple[List[Tuple[str, str]], List[str], Dict[Tuple[str, str, str], Row]]
+
+
+def grid(rows: List[Row], removed: Tuple[str, ...] = ()) -> Grid:
+	"""(columns, case names, row by (name, tree, allocator)) of the table
+	and of the HTML report: columns tree/allocator, and for each tree that
+	ran, a REMOVED column per allocator in @removed (the kernel has none);
+	the contract's cases first."""
 	cols: List[Tuple[str, str]] = []
 	for t in TREES:
 		ran = any(r['tree'] == t for r in rows)
@@ -193,13 +198,20 @@ def table(rows: List[Row], removed: Tuple[str, ...] = ()) -> str:
 			   (ran and a in removed):
 				cols.append((t, a))
 	names: List[str] = []
-	cell: Dict[Tuple[str, str, str], str] = {}
+	by: Dict[Tuple[str, str, str], Row] = {}
 	for r in rows:
 		name = f"{r['suite']}.{r['case']}"
 		if name not in names:
 			names.append(name)
-		cell[(name, r['tree'], r['allocator'])] = r['status'].upper()
+		by[(name, r['tree'], r['allocator'])] = r
 	names.sort(key=lambda n: (not n.startswith(CONTRACT_PREFIX), n))
+	return cols, names, by
+
+
+def table(rows: List[Row], removed: Tuple[str, ...] = ()) -> str:
+	"""Rows: suite.case; columns as grid() lays them out."""
+	cols, names, by = grid(rows, removed)
+	cell = {k: r['status'].upper() for k, r in by.items()}
 	width = max([len(n) for n in names] + [4])
 	head = f"{'case':<{width}}" + ''.join(f'  {t[:3]}/{a:<4}' for t, a in cols)
 	lines = [head, '-' * len(head)]
