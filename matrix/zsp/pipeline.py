@@ -102,9 +102,6 @@ class Boot:
 		self.relay.join(5)
 
 
-STATUS_ORDER = ('pass', 'fail', 'crash', 'hang', 'skip', 'n/a', 'error')
-
-
 def summary(out: str) -> str:
 	"""A finished cell in one line: its rows by status, its boots, and
 	the time its steps took (out/timings)."""
@@ -113,7 +110,7 @@ def summary(out: str) -> str:
 	except (OSError, ValueError, SchemaError) as e:	# the table makes it an error row
 		return f'no results ({e})'
 	n = collections.Counter(c['status'] for c in cell['cases'])
-	parts = [f'{n[st]} {st}' for st in STATUS_ORDER if n[st]]
+	parts = [f'{n[st]} {st}' for st in table.STATUS_ORDER if n[st]]
 	seconds = 0.0
 	try:
 		with open(os.path.join(out, 'timings')) as f:

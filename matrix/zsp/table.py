@@ -180,6 +180,8 @@ def gate(r: Row, rows: List[Row]) -> str:
 
 
 REMOVED = 'REMOVED'
+# The order the status counts are shown in (the table, a cell's line).
+STATUS_ORDER = ('pass', 'fail', 'crash', 'hang', 'skip', 'n/a', 'error')
 
 
 Grid = Tuple[List[Tuple[str, str]], List[str], Dict[Tuple[str, str, str], Row]]
@@ -220,7 +222,7 @@ def table(rows: List[Row], removed: Tuple[str, ...] = ()) -> str:
 			f"  {REMOVED if a in removed else cell.get((n, t, a), '-'):<8}"
 			for t, a in cols))
 	lines.append('-' * len(head))
-	for status in ('pass', 'fail', 'crash', 'hang', 'skip', 'n/a', 'error'):
+	for status in STATUS_ORDER:
 		line = f'{status:<{width}}'
 		for t, a in cols:
 			k = sum(1 for r in rows if r['tree'] == t and r['allocator'] == a
