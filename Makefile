@@ -41,15 +41,19 @@ ALLOC ?= all
 TREE ?= both
 # Empty: zsp's default profile (tiny); "all": every profile.
 PROFILE ?=
+# Empty: zsp's default kernel (6.1); "all": every kernel (make run, matrix).
+KERNEL ?=
 GUEST_BOOTS ?= 3
 # FRESH=1: run kbuild and boot every cell even when no input changed.
 ZSP_FLAGS := --cache $(abspath $(CACHE))$(if $(PATCHES), --patches $(abspath $(PATCHES)))$(if \
-	$(FRESH), --fresh)$(if $(JOBS), --jobs $(JOBS))
+	$(FRESH), --fresh)$(if $(JOBS), --jobs $(JOBS))$(if $(filter-out all,$(KERNEL)), \
+	--kernel-version $(KERNEL))
 
 # The axes' one place is matrix/zsp/axes.py. Without python3 (a fresh
 # machine before "make deps") they are empty and zsp checks ALLOC.
 ZSP := PYTHONPATH=$(ROOT)/matrix python3 -m zsp
-ALLOCATORS := $(shell $(ZSP) axes allocators 2>/dev/null)
+ALLOCATORS := $(shell $(ZSP) axes all-allocators 2>/dev/null)
+KERNELS := $(shell $(ZSP) axes kernels 2>/dev/null)
 TREES := $(shell $(ZSP) axes trees 2>/dev/null)
 PROFILES := $(shell $(ZSP) axes profiles 2>/dev/null)
 RUN_ID := $(shell echo $$(date +%Y%m%d-%H%M%S)-$$$$)
@@ -68,6 +72,14 @@ $(error unknown TREE '$(TREE)'; valid: $(TREES) both)
 endif
 ifneq ($(filter-out $(PROFILES) all,$(PROFILE)),)
 $(error unknown PROFILE '$(PROFILE)'; valid: $(PROFILES) all)
+endif
+ifneq ($(filter-out $(KERNELS) all,$(KERNEL)),)
+$(error unknown KERNEL '$(KERNEL)'; valid: $(KERNELS) all)
+endif
+ifneq ($(filter all,$(KERNEL)),)
+ifneq ($(filter-out run matrix check,$(MAKECMDGOALS)),)
+$(error KERNEL=all is for make run, matrix and check; give one of: $(KERNELS))
+endif
 endif
 ifneq ($(filter bisect,$(MAKECMDGOALS)),)
 ifeq ($(filter $(ALLOCATORS),$(ALLOC)),)
@@ -89,15 +101,15 @@ help:
 	@echo 'make test                everything CI runs; ends with "N passed, N failed"'
 	@echo 'make profile-configs     configs/{distro,debug,leak}*.config (distro: Debian'"'"'s config, its'
 	@echo '                         package in the kernel'"'"'s record, zsp/axes.py: Kernel.config_package)'
-	@echo 'make check               shellcheck, mypy --strict; checkpatch --strict, sign-off, git am,'
-	@echo '                         Fixes: lines, the cover letter current'
-	@echo 'make cover-letter [RUN=results/RUN]  patches/0000-cover-letter.patch: patches/cover-letter.txt'
+	@echo 'make check [KERNEL=..]  shellcheck, mypy --strict; each series (KERNEL=: one): checkpatch --strict, git am,'
+	@echo '                         sign-off, Fixes: lines, the cover letter current'
+	@echo 'make cover-letter [RUN=results/RUN] [KERNEL=6.12]  PATCHES/0000-cover-letter.patch: PATCHES/cover-letter.txt'
 	@echo '                         + recipients (get_maintainer.pl), RUN'"'"'s results (default: latest)'
 	@echo 'make selftest            harness unit tests (no kernel build)'
 	@echo 'make bisect ALLOC=slob [GOOD=patch|base|commit] [BAD=...] [CASE=name] [PATCHES=dir]'
 	@echo '                         first patch that breaks one allocator'
 	@echo 'make callsites [ALLOC=]  who asks for zero bytes: caller -> count per allocator (patched, distro)'
-	@echo 'make series-check        every prefix of the series x every allocator'
+	@echo 'make series-check [KERNEL=6.12]  every prefix of the series x every allocator'
 	@echo 'make merge RUNS="r1 r2"  cells run apart (CI jobs, machines, caches) as one run'
 	@echo 'make export [RUN=..]     RUN/kcidb.json (KernelCI kcidb v5) and RUN/junit.xml (default: latest)'
 	@echo 'make mutants [MUTANT=..] every wrong fix in matrix/mutants/ must be killed by the suite'
@@ -108,6 +120,8 @@ help:
 	@echo 'Variables (default):'
 	@echo '  ALLOC=$(subst $(eval) ,|,$(ALLOCATORS))|all (all)   TREE=$(subst $(eval) ,|,$(TREES))|both (both)'
 	@echo '  PROFILE=$(subst $(eval) ,|,$(PROFILES))|all   kernel configs (zsp/axes.py: PROFILES, DEFAULT_PROFILE)'
+	@echo '  KERNEL=$(subst $(eval) ,|,$(KERNELS))|all   Debian kernel source and its series (zsp/axes.py: KERNELS,'
+	@echo '                DEFAULT_KERNEL); all: make run, matrix, check (check: all by default)'
 	@echo '  CACHE=dir     trees, O= dirs, ccache, locks ($(CACHE))'
 	@echo '  RESULTS=dir   one directory per run, never overwritten ($(RESULTS))'
 	@echo '  PATCHES=dir   a series to use instead of patches/ (its "series" file names the order)'
@@ -129,7 +143,7 @@ matrix: run
 run: deps
 	@mkdir -p $(RESULTS)/$(RUN_ID) && ln -sfn $(RUN_ID) $(RESULTS)/latest
 	@$(ZSP) run $(RESULTS)/$(RUN_ID) --trees "$(sel_tree)" --allocs "$(sel_alloc)" \
-		--profiles "$(sel_profile)" $(ZSP_FLAGS)
+		--profiles "$(sel_profile)" --kernels "$(KERNEL)" $(ZSP_FLAGS)
 
 # A run's results for other tools: RUN/kcidb.json (KernelCI) and RUN/junit.xml.
 export:
@@ -164,7 +178,7 @@ cover-letter: deps
 	@$(ZSP) cover-letter $(or $(RUN),$(RESULTS)/latest) $(ZSP_FLAGS)
 
 check: deps
-	@$(ZSP) check $(ZSP_FLAGS)
+	@$(ZSP) check --kernels "$(or $(KERNEL),all)" $(ZSP_FLAGS)
 
 profile-configs:
 	@matrix/deps.sh $$($(ZSP) axes config-package)

@@ -23,7 +23,7 @@ class Job:
 	engine: str
 	name: str
 	lines: List[str]	# shell lines, in order, variables filled in
-	cell: Dict[str, str]	# ALLOC, TREE, PROFILE of a cell job; {} for merge
+	cell: Dict[str, str]	# KERNEL, ALLOC, TREE, PROFILE of a cell job; {} for merge
 
 
 def load(path: str) -> dict:  # type: ignore[type-arg]
@@ -34,8 +34,17 @@ def load(path: str) -> dict:  # type: ignore[type-arg]
 
 
 def combos(matrix: Dict[str, List[str]]) -> List[Dict[str, str]]:
-	keys = [k for k in matrix if isinstance(matrix[k], list)]
-	return [dict(zip(keys, values)) for values in itertools.product(*(matrix[k] for k in keys))]
+	"""The product of the list-valued keys, then GitHub's "include"
+	entries (each a combination of its own here: none matches one of
+	the product's, as GitHub would otherwise merge it into that one)."""
+	keys = [k for k in matrix if isinstance(matrix[k], list) and k != 'include']
+	out = [dict(zip(keys, [str(v) for v in values]))
+	       for values in itertools.product(*(matrix[k] for k in keys))]
+	for extra in matrix.get('include', []):	# type: ignore[union-attr]
+		assert not any(all(c.get(k) == str(v) for k, v in extra.items() if k in c)
+			       for c in out), f'include entry {extra} would merge into a combination'
+		out.append({k: str(v) for k, v in extra.items()})
+	return out
 
 
 def github_jobs() -> List[Job]:
@@ -49,8 +58,8 @@ def github_jobs() -> List[Job]:
 				if 'run' in step:
 					lines.append(re.sub(r'\$\{\{\s*matrix\.(\w+)\s*\}\}',
 							    lambda m: combo[m.group(1)], step['run']))
-			cell = {'ALLOC': combo['alloc'], 'TREE': combo['tree'],
-				'PROFILE': combo['profile']} if combo else {}
+			cell = {'KERNEL': combo['kernel'], 'ALLOC': combo['alloc'],
+				'TREE': combo['tree'], 'PROFILE': combo['profile']} if combo else {}
 			out.append(Job('github', name, lines, cell))
 	return out
 

@@ -132,3 +132,55 @@ class AxesTest(unittest.TestCase):
 
 if __name__ == '__main__':
 	unittest.main()
+
+
+class KernelAxisTest(unittest.TestCase):
+	"""KERNEL= of make run, matrix and check: the real records."""
+
+	def test_kernel_names(self) -> None:
+		self.assertEqual(axes.kernels(''), [axes.DEFAULT_KERNEL])
+		self.assertEqual(axes.kernels('all'), list(axes.KERNELS))
+		self.assertIn('6.12', axes.kernels('all'))
+		with self.assertRaisesRegex(ValueError, "unknown kernel '6.13'; valid: 6.1 6.12 all"):
+			axes.kernels('6.13')
+
+	def test_each_kernel_runs_its_own_allocators_series_and_tarball(self) -> None:
+		from zsp import pipeline
+		s = Settings(cache='/c', root='/r')
+		plan = pipeline.kernel_plan(s, 'all', ['slab', 'slub', 'slob'], False)
+		self.assertEqual([(ks.kernel, allocs) for ks, allocs in plan],
+				 [('6.1', ['slab', 'slub', 'slob']), ('6.12', ['slub'])])
+		k612 = plan[1][0]
+		self.assertEqual(k612.patches, '/r/patches/6.12')
+		self.assertEqual(k612.tarball, '/usr/src/linux-source-6.12.tar.xz')
+		self.assertEqual(plan[0][0].patches, '/r/patches')
+		# ALLOC=slab runs 6.1 alone: 6.12's SLAB column is "removed".
+		self.assertEqual([ks.kernel for ks, _ in pipeline.kernel_plan(s, 'all', ['slab'], False)],
+				 ['6.1'])
+		with self.assertRaisesRegex(pipeline.AxisError, 'ALLOC=slob is in none of KERNEL=6.12'):
+			pipeline.kernel_plan(s, '6.12', ['slob'], False)
+		with self.assertRaisesRegex(pipeline.AxisError, 'PATCHES= is the series of one kernel'):
+			pipeline.kernel_plan(s, 'all', [], True)
+
+	def test_check_covers_every_series_unless_patches_is_given(self) -> None:
+		from zsp import check
+		s = Settings(cache='/c', root='/r')
+		self.assertEqual([(k.kernel, k.patches) for k in check.series_settings(s, 'all')],
+				 [('6.1', '/r/patches'), ('6.12', '/r/patches/6.12')])
+		self.assertEqual([k.kernel for k in check.series_settings(s, '6.12')], ['6.12'])
+		own = Settings(cache='/c', root='/r', patches='/tmp/mine')
+		self.assertEqual([k.patches for k in check.series_settings(own, 'all')], ['/tmp/mine'])
+
+	def test_every_kernels_series_directory_exists(self) -> None:
+		for k in axes.KERNELS.values():
+			self.assertTrue(os.path.isfile(os.path.join(axes.ROOT, k.patches, 'series')),
+					f'{k.name}: {k.patches}/series')
+
+	def test_same_on_all_allocators_is_na_on_a_one_allocator_kernel(self) -> None:
+		case = {'suite': 'zero_size_free', 'case': 'z2_kfree', 'status': 'pass', 'detail': ''}
+		for kernel, want in (('6.12', 'n/a'), ('6.1', 'skip')):
+			cells = [{'kernel': kernel, 'profile': 'tiny', 'tree': t, 'allocator': 'slub',
+				  'cases': [case]} for t in axes.TREES]
+			got = {r['tree']: r['status'] for r in table.z7_rows(cells)}
+			# The patched tree is still held to the contract.
+			self.assertEqual(got, {'vanilla': want, 'patched': 'pass'}, kernel)

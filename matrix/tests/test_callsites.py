@@ -98,7 +98,8 @@ class RunTest(unittest.TestCase):
 class CellTest(unittest.TestCase):
 	def rows(self, lines: List[str]) -> Dict[str, Tuple[str, str]]:
 		with tempfile.TemporaryDirectory() as out:
-			c = runner.Cell(argparse.Namespace(kunit_tool='/nonexistent', out=out))
+			c = runner.Cell(argparse.Namespace(kunit_tool='/nonexistent', out=out,
+							      distinct_fault=False))
 			r = qemu.BootResult('poweroff', '', 1.0)
 			c.boots.append({'boot': 1, 'log': 'boot-1.log', **vars(r)})
 			c.collect(1, os.path.join(out, 'boot-1'), [], r, console.scan(lines))

@@ -44,10 +44,11 @@ class CiDefinitionsTest(unittest.TestCase):
 	def test_both_parse_and_have_cells_and_a_merge(self) -> None:
 		for engine in ('github', 'gitlab'):
 			jobs = [j for j in ci_jobs.all_jobs() if j.engine == engine]
-			cells = {(j.cell['PROFILE'], j.cell['ALLOC'], j.cell['TREE'])
+			cells = {(j.cell['KERNEL'], j.cell['PROFILE'], j.cell['ALLOC'], j.cell['TREE'])
 				 for j in jobs if j.cell}
-			want = {(axes.DEFAULT_PROFILE, a, t) for a in axes.allocators()
-				for t in axes.TREES}
+			# Every kernel's cells of the default profile.
+			want = {(k, axes.DEFAULT_PROFILE, a, t) for k in axes.KERNELS
+				for a in axes.allocators(k) for t in axes.TREES}
 			self.assertEqual(cells, want, engine)
 			self.assertEqual([j.name for j in jobs if not j.cell], ['merge'], engine)
 
@@ -61,8 +62,8 @@ class CiDefinitionsTest(unittest.TestCase):
 
 	def test_every_make_command_is_a_target_with_known_variables(self) -> None:
 		targets, variables = make_targets(), make_variables()
-		values = {'ALLOC': set(axes.allocators()), 'TREE': set(axes.TREES),
-			  'PROFILE': set(axes.PROFILES)}
+		values = {'ALLOC': set(axes.all_allocators()), 'TREE': set(axes.TREES),
+			  'PROFILE': set(axes.PROFILES), 'KERNEL': set(axes.KERNELS)}
 		seen = set()
 		for job in ci_jobs.all_jobs():
 			for argv in make_commands(job.lines):
@@ -80,7 +81,7 @@ class CiDefinitionsTest(unittest.TestCase):
 
 	def test_make_variables_are_read(self) -> None:
 		# The parser of this test, checked on the variables it must find.
-		self.assertTrue({'ALLOC', 'TREE', 'PROFILE', 'RESULTS', 'RUNS', 'RUN'}
+		self.assertTrue({'ALLOC', 'TREE', 'PROFILE', 'KERNEL', 'RESULTS', 'RUNS', 'RUN'}
 				<= make_variables())
 
 	def test_cell_jobs_keep_ccache_where_the_build_puts_it(self) -> None:

@@ -238,6 +238,10 @@ class CheckTest(unittest.TestCase):
 	def test_subject_and_sign_off(self) -> None:
 		self.assertIn("lacks a 'subsystem: ' prefix", self.why('Subject: [PATCH 1/2] fix it\n'))
 		self.assertEqual(self.why('Subject: [PATCH 1/2] mm/slub: fix it\n'), 'no Signed-off-by')
+		self.assertEqual(self.why('Subject: [PATCH 7/8] mm/slub, kunit: add tests\n'),
+				 'no Signed-off-by')
+		self.assertIn("lacks a 'subsystem: ' prefix",
+			      self.why('Subject: [PATCH 1/2] mm/slub,kunit: add tests\n'))
 
 	def test_citations(self) -> None:
 		known = [('b77d5b1b83e3e14870224de7c63f115a2dc44e9a',

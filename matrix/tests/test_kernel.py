@@ -109,3 +109,27 @@ class RunTest(unittest.TestCase):
 
 if __name__ == '__main__':
 	unittest.main()
+
+
+class HasCommitTest(unittest.TestCase):
+	"""Z6's expectation follows the tree's own history, never the git
+	repository the cache directory may sit in."""
+
+	def test_only_the_trees_own_history_answers(self) -> None:
+		with tempfile.TemporaryDirectory() as cache:
+			def git(cwd: str, *args: str) -> None:
+				kernel.run(['git', '-C', cwd] + kernel.GIT_ID + list(args))
+			# The cache inside a checkout whose history has the subject.
+			git(cache, 'init', '-q')
+			git(cache, 'commit', '-q', '--allow-empty', '-m', 'x86/mm: the subject')
+			s = kernel.Settings(cache=cache)
+			vanilla, patched = kernel.Tree(s, 'vanilla'), kernel.Tree(s, 'patched')
+			for t in (vanilla, patched):
+				os.makedirs(t.src)
+			git(patched.src, 'init', '-q')
+			git(patched.src, 'commit', '-q', '--allow-empty', '-m', 'base')
+			self.assertFalse(vanilla.has_commit('x86/mm: the subject'))
+			self.assertFalse(patched.has_commit('x86/mm: the subject'))
+			git(patched.src, 'commit', '-q', '--allow-empty', '-m', 'x86/mm: the subject')
+			self.assertTrue(patched.has_commit('x86/mm: the subject'))
+			self.assertFalse(patched.has_commit('x86/mm: the'))

@@ -114,7 +114,7 @@ def cmd_profile_configs(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-	return check.main(pipeline.settings(args))
+	return check.main(pipeline.settings(args), args.kernels)
 
 
 def cmd_cover_letter(args: argparse.Namespace) -> int:
@@ -168,7 +168,8 @@ def cmd_locked(args: argparse.Namespace) -> int:
 
 def cmd_axes(args: argparse.Namespace) -> int:
 	k = axes.KERNELS[args.kernel]
-	values = {'allocators': k.allocators, 'trees': axes.TREES,
+	values = {'allocators': k.allocators, 'all-allocators': axes.all_allocators(),
+		  'trees': axes.TREES,
 		  'kernels': tuple(axes.KERNELS), 'profiles': tuple(axes.PROFILES),
 		  'callsites-profiles': tuple(p.name for p in axes.PROFILES.values() if p.callsites),
 		  'tarball': (k.tarball,), 'config-package': (k.config_package,),
@@ -197,6 +198,8 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('--allocs', default='', help='space-separated allocators (default: all)')
 	sp.add_argument('--profiles', default='',
 			help='space-separated profiles (PROFILE=; default: --profile)')
+	sp.add_argument('--kernels', default='',
+			help="space-separated kernels, or 'all' (KERNEL=; default: --kernel-version)")
 	pipeline.add_settings(sp)
 	pipeline.add_limits(sp)
 	sp = add('cell', cmd_cell, 'one cell on its tree as checked out: build and boot; '
@@ -286,6 +289,9 @@ def build_parser() -> argparse.ArgumentParser:
 	pipeline.add_settings(sp)
 	sp = add('check', cmd_check, 'shellcheck, mypy --strict; the series: git am, '
 		 'checkpatch --strict, sign-off')
+	sp.add_argument('--kernels', default='all',
+			help="whose series to check: space-separated kernels or 'all' "
+			'(KERNEL=; default: %(default)s)')
 	pipeline.add_settings(sp)
 	sp = add('cover-letter', cmd_cover_letter, "write the series' cover letter "
 		 '(PATCHES/0000-cover-letter.patch) with a run\'s results')
@@ -328,7 +334,7 @@ def build_parser() -> argparse.ArgumentParser:
 			help='take CACHE/locks/NAME.lock (repeatable)')
 	sp.add_argument('command', nargs=argparse.REMAINDER, help='-- CMD ARGS...')
 	sp = add('axes', cmd_axes, "print one of the matrix's axes (for the Makefile and scripts)")
-	sp.add_argument('what', choices=['allocators', 'trees', 'kernels', 'profiles',
+	sp.add_argument('what', choices=['allocators', 'all-allocators', 'trees', 'kernels', 'profiles',
 					 'callsites-profiles', 'tarball', 'config-package', 'packages'])
 	sp.add_argument('--kernel', default=axes.DEFAULT_KERNEL, choices=list(axes.KERNELS),
 			help='the kernel whose allocators or tarball to print')

@@ -61,6 +61,17 @@ KERNELS: Dict[str, Kernel] = {k.name: k for k in (
 	       patches='patches', baseline='baseline-vanilla.txt',
 	       config_package='linux-config-6.1',
 	       debian_config='/usr/src/linux-config-6.1/config.amd64_none_amd64.xz'),
+	# SLUB only. The zero-sized cache, kvfree_call_rcu(), SLUB's bulk
+	# free and the size-0 mempool are broken there as in 6.1: its series
+	# is patches/6.12 (cover-letter.txt says what changed on the way).
+	Kernel(name='6.12', package='linux-source-6.12',
+	       tarball='/usr/src/linux-source-6.12.tar.xz',
+	       allocators=('slub',),
+	       patches='patches/6.12', baseline='baseline-vanilla-6.12.txt',
+	       config_package='linux-config-6.12',
+	       debian_config='/usr/src/linux-config-6.12/config.amd64_none_amd64.xz',
+	       removed=(('slab', 'removed in 6.8 (16a1d968358a)'),
+			('slob', 'removed in 6.4 (6630e950d532)'))),
 )}
 PROFILES: Dict[str, Profile] = {p.name: p for p in (
 	Profile(name='tiny', fragments=('base.config',),
@@ -120,6 +131,19 @@ def all_cells() -> List[Cell]:
 	"""Every cell of every kernel and profile, in table order."""
 	return [Cell(k, t, p, a) for k in KERNELS for p in PROFILES for t in TREES
 		for a in KERNELS[k].allocators]
+
+
+def kernels(given: str) -> List[str]:
+	"""KERNEL= as a list: '' is the default kernel, 'all' every one."""
+	if not given:
+		return [DEFAULT_KERNEL]
+	if given == 'all':
+		return list(KERNELS)
+	names = given.split()
+	for n in names:
+		if n not in KERNELS:
+			raise ValueError(f"unknown kernel '{n}'; valid: {' '.join(KERNELS)} all")
+	return names
 
 
 def allocators(kernel: str = DEFAULT_KERNEL) -> Tuple[str, ...]:

@@ -12,17 +12,19 @@ names the series as it is (make cover-letter). One "ok"/"FAIL" line per
 check, then "check: N passed, N failed".
 """
 
+import dataclasses
 import glob
 import os
 import re
 import subprocess
-from typing import List, Tuple
+from typing import Callable, List, Tuple
 
 from . import axes, cover, lock, series
 from .kernel import Settings, Tree, first_error
 from .kernel_errors import KernelError
 
-SUBJECT = re.compile(r'^Subject: \[PATCH[^]]*\] [a-z0-9/_.-]+: ', re.M)
+# "mm/slub: ...", or several subsystems as upstream writes them: "mm/slub, kunit: ...".
+SUBJECT = re.compile(r'^Subject: \[PATCH[^]]*\] [a-z0-9/_.-]+(?:, [a-z0-9/_.-]+)*: ', re.M)
 UPSTREAM_COMMITS = os.path.join(axes.MATRIX, 'upstream-commits.txt')
 # A commit named in a message: Fixes: ID ("subject"), or commit ID ("subject").
 CITED = re.compile(r'\b([0-9a-f]{7,40})\s+\("(.*?)"\)', re.S)
@@ -100,14 +102,14 @@ def check_patch(path: str, name: str, src: str) -> str:
 	return ''
 
 
-def main(s: Settings) -> int:
-	results = run(s)
+def main(s: Settings, kernels: str = 'all') -> int:
+	results = run(s, kernels)
 	failed = sum(1 for _, why in results if why)
 	print(f'check: {len(results) - failed} passed, {failed} failed')
 	return 1 if failed else 0
 
 
-def run(s: Settings) -> List[Tuple[str, str]]:
+def run(s: Settings, kernels: str = 'all') -> List[Tuple[str, str]]:
 	"""(check, why it failed or '') per check, each printed as it ends."""
 	results: List[Tuple[str, str]] = []
 
@@ -120,16 +122,33 @@ def run(s: Settings) -> List[Tuple[str, str]]:
 	ok, why = lint(['mypy', '--strict', '--cache-dir', os.path.join(s.cache, 'mypy'),
 			os.path.join(axes.MATRIX, 'zsp')])
 	done('mypy --strict matrix/zsp', why if not ok else '')
+	for ks in series_settings(s, kernels):
+		check_series(ks, done)
+	return results
+
+
+def series_settings(s: Settings, kernels: str) -> List[Settings]:
+	"""The Settings of each kernel whose series to check: every kernel's
+	own, or only PATCHES= (a series of s.kernel) when it was given."""
+	own = os.path.join(s.root, axes.KERNELS[s.kernel].patches)
+	if os.path.abspath(s.patches) != os.path.abspath(own):
+		return [s]
+	return [s if k == s.kernel else dataclasses.replace(s, kernel=k, patches='', tarball='')
+		for k in axes.kernels(kernels)]
+
+
+def check_series(s: Settings, done: Callable[[str, str], None]) -> None:
+	"""git am on the pristine tree, each patch, the cover letter."""
+	where = os.path.relpath(s.patches, s.root)
 	vanilla, patched = Tree(s, 'vanilla'), Tree(s, 'patched')
 	with lock.held(s.cache, lock.to_take([vanilla.lock, patched.lock])):
 		src = vanilla.prepare()
 		try:
 			patched.prepare()
-			done(f'series applies with git am to pristine {vanilla.kernelversion()}', '')
+			done(f'{where}/series applies with git am to pristine {vanilla.kernelversion()}', '')
 		except KernelError as e:
-			done('series', str(e) or 'does not apply')
+			done(f'{where}/series', str(e) or 'does not apply')
 	for path in series.files(s.patches):
-		name = series.name(s.patches, path)
+		name = os.path.join(where, series.name(s.patches, path))
 		done(name, check_patch(path, name, src))
-	done(f'cover letter names the series ({cover.OUTPUT})', cover.check_current(s.patches))
-	return results
+	done(f'{where}/{cover.OUTPUT} names the series', cover.check_current(s.patches))

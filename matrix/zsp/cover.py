@@ -104,8 +104,10 @@ def headers(to: List[str], cc: List[str]) -> List[str]:
 		for name, people in (('To', to), ('Cc', cc)) if people]
 
 
-def render(patches: str, run: str, vanilla: str, patched: str, base: str) -> str:
-	"""The cover letter of the series in @patches, with @run's results."""
+def render(patches: str, run: str, vanilla: str, patched: str, base: str,
+	   kernel: str = axes.DEFAULT_KERNEL) -> str:
+	"""The cover letter of the series in @patches, with @run's results
+	on @kernel (a run may hold the cells of several kernels)."""
 	with open(os.path.join(patches, TEMPLATE)) as f:
 		template = f.read()
 	m = re.match(r'Subject: (.*)\n\n', template)
@@ -114,9 +116,12 @@ def render(patches: str, run: str, vanilla: str, patched: str, base: str) -> str
 				 f'blank line, and hold an {RESULTS_MARK} line')
 	paths = series.files(patches)
 	title = m.group(1)
-	# A stable series ("[PATCH 6.1.y 0/9]") goes to stable@ first.
+	# A stable series ("[PATCH 6.1.y 0/10]") goes to stable@ first.
 	to, cc = recipients(vanilla, paths, '.y ' in title)
-	rows = load_rows(os.path.join(run, 'results.json'))
+	rows = [r for r in load_rows(os.path.join(run, 'results.json')) if r['kernel'] == kernel]
+	if not rows:
+		raise CoverError(f'{run} has no cells of kernel {kernel}; give RUN= a run of '
+				 f'make matrix KERNEL={kernel}')
 	results = (f'Cases per verdict in each cell (run {os.path.basename(os.path.normpath(run))}):'
 		   '\n\n' + textwrap.indent(summary(rows), '  '))
 	body = template[m.end():].replace(RESULTS_MARK, results).rstrip()
@@ -144,7 +149,7 @@ def main(s: Settings, run: str) -> int:
 		# to give as base-commit:, so name the release and the package.
 		base = (f'base: v{vanilla.kernelversion()} as Debian ships it ({k.package}); '
 			'its tarball carries no upstream commit id for base-commit:')
-		text = render(s.patches, run, vanilla.src, patched.src, base)
+		text = render(s.patches, run, vanilla.src, patched.src, base, s.kernel)
 	out = os.path.join(s.patches, OUTPUT)
 	with open(out + '.tmp', 'w') as f:
 		f.write(text)

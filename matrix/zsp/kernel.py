@@ -172,6 +172,16 @@ class Tree:
 	def kernelversion(self) -> str:
 		return run(['make', '-s', '-C', self.src, 'kernelversion']).stdout.strip()
 
+	def has_commit(self, subject: str) -> bool:
+		"""Whether the checked-out history has a commit of this subject.
+		Only a tree of its own counts (the patched one, its bisect steps,
+		the mutants' copy): the cache may sit in the repository's
+		checkout, whose git must not answer for the tarball."""
+		if not os.path.isdir(os.path.join(self.src, '.git')):
+			return False
+		p = self.git('log', '--format=%s', 'HEAD')
+		return p.returncode == 0 and subject in p.stdout.splitlines()
+
 	def git_base(self) -> None:
 		"""The tarball as commit zsp-base. Its .gitignore ignores everything
 		at the top level: add -f."""

@@ -12,6 +12,7 @@ locks go with this process.
 
 import argparse
 import collections
+import dataclasses
 import itertools
 import os
 import shutil
@@ -21,9 +22,9 @@ import sys
 import threading
 import time
 from types import FrameType
-from typing import List, Optional, Sequence
+from typing import List, Optional, Sequence, Tuple
 
-from . import axes, lock, qemu, runner, table
+from . import axes, console, lock, qemu, runner, table
 from .kernel import CellBuild, Settings, Tree, default_jobs
 from .kernel_errors import KernelError
 from .progress import log
@@ -52,6 +53,8 @@ class Boot:
 		       '--not-available', ' '.join(build.not_available)]
 		if build.s.fresh:
 			cmd.append('--fresh')
+		if build.tree.has_commit(console.DISTINCT_FAULT):
+			cmd.append('--distinct-fault')
 		env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(
 			os.path.abspath(__file__))))
 		self.name = build.name
@@ -186,16 +189,45 @@ def cell(s: Settings, args: argparse.Namespace) -> int:
 
 
 def run(s: Settings, args: argparse.Namespace) -> int:
-	"""Every cell of a run, then the table."""
+	"""Every cell of a run, kernel by kernel, then the table."""
 	stop_on_sigterm()
 	trees: List[str] = args.trees.split() or list(axes.TREES)
-	allocs: List[str] = args.allocs.split() or list(axes.allocators(s.kernel))
 	profiles: List[str] = args.profiles.split() or [args.profile]
-	check_axes(s.kernel, trees, allocs, profiles)
+	plan = kernel_plan(s, args.kernels or s.kernel, args.allocs.split(), bool(args.patches))
+	for ks, allocs in plan:
+		check_axes(ks.kernel, trees, allocs, profiles)
 	os.makedirs(args.run, exist_ok=True)
-	with lock.held(s.cache, lock.to_take([Tree(s, t).lock for t in trees])):
-		run_cells(s, args, trees, profiles, allocs)
+	locks = [Tree(ks, t).lock for ks, _ in plan for t in trees]
+	with lock.held(s.cache, lock.to_take(locks)):
+		for ks, allocs in plan:
+			run_cells(ks, args, trees, profiles, allocs)
 	return table.main(args.run)
+
+
+def kernel_plan(s: Settings, kernels: str, allocs: List[str], own_patches: bool
+		) -> List[Tuple[Settings, List[str]]]:
+	"""(settings, allocators) per kernel of KERNEL=. ALLOC= names
+	allocators of any kernel: a kernel that removed one (axes.Kernel.
+	removed) runs the others, and the table shows the removed column."""
+	try:
+		names = axes.kernels(kernels)
+	except ValueError as e:
+		raise AxisError(str(e)) from None
+	if own_patches and names != [s.kernel]:
+		raise AxisError('PATCHES= is the series of one kernel; give KERNEL= one of '
+				+ ' '.join(axes.KERNELS))
+	plan = []
+	for name in names:
+		k = axes.KERNELS[name]
+		mine = [a for a in allocs if a not in dict(k.removed)] if allocs else list(k.allocators)
+		if allocs and not mine:
+			continue
+		ks = s if name == s.kernel else dataclasses.replace(s, kernel=name, patches='',
+								     tarball='')
+		plan.append((ks, mine))
+	if not plan:
+		raise AxisError(f"ALLOC={' '.join(allocs)} is in none of KERNEL={kernels}")
+	return plan
 
 
 def run_cells(s: Settings, args: argparse.Namespace, trees: List[str], profiles: List[str],

@@ -51,8 +51,10 @@ class CaseResult:
 	boot: int
 
 
-def z6_problem(ev: console.CaseEvents) -> str:
-	"""What is wrong with the oops of a case that announced one, or ''."""
+def z6_problem(ev: console.CaseEvents, distinct: bool = False) -> str:
+	"""What is wrong with the oops of a case that announced one, or ''.
+	@distinct: the tree has the series' x86 patch (console.DISTINCT_FAULT),
+	so the oops must name ZERO_SIZE_PTR; without it, it must not."""
 	oopses = ev.oopses
 	if not oopses:
 		return 'no oops: the access through ZERO_SIZE_PTR did not fault'
@@ -66,6 +68,12 @@ def z6_problem(ev: console.CaseEvents) -> str:
 		return f'oops does not name address 0x10: {o.describe()}'
 	if o.comm != 'zsp_fault':
 		return f"oops in {o.comm or 'an unnamed task'}, not zsp_fault: {o.line}"
+	if distinct and not o.names_sentinel:
+		return ('oops does not name ZERO_SIZE_PTR ("#PF: address is ZERO_SIZE_PTR"), '
+			f'though the tree has "{console.DISTINCT_FAULT}": {o.line}')
+	if o.names_sentinel and not distinct:
+		return ('oops names ZERO_SIZE_PTR, though the tree lacks '
+			f'"{console.DISTINCT_FAULT}": {o.line}')
 	if not ev.access:
 		return 'zsp-expect-oops named no access (read|write)'
 	if o.access != ev.access:
@@ -91,10 +99,10 @@ PROVOKES_REPORTS = {'kasan_test': re.compile(r'^BUG: KASAN: '),
 
 
 def console_verdict(status: str, detail: str, ev: console.CaseEvents,
-		    module: str = '') -> Tuple[str, str]:
+		    module: str = '', distinct: bool = False) -> Tuple[str, str]:
 	"""kunit.py's verdict as the case's console window amends it."""
 	if ev.expects_oops:
-		problem = z6_problem(ev)
+		problem = z6_problem(ev, distinct)
 		if status == 'pass' and problem:
 			status, detail = 'fail', problem
 		elif status != 'pass' and not detail and ev.oopses:
@@ -251,7 +259,8 @@ class Cell:
 		if ev and status == 'fail' and ev.failures:
 			detail = ev.failures[0]
 		if ev:
-			status, detail = console_verdict(status, detail, ev, module)
+			status, detail = console_verdict(status, detail, ev, module,
+							 self.args.distinct_fault)
 		self.record(case, status, detail, n)
 
 	def collect(self, n: int, stem: str, skip: List[str], r: qemu.BootResult,
@@ -311,6 +320,8 @@ class Cell:
 			if case in skip or case in self.results:
 				continue
 			ev = sc.cases.get(case)
+			if ev and ev.after_stop:
+				continue	# ran in a damaged kernel: again next boot
 			if case in twice:
 				self.record(case, 'error', f'{seg.module} reported {case} twice '
 					    f'in one KTAP (boot {n})', n)
@@ -329,7 +340,7 @@ class Cell:
 		result line: its "ok" line was lost. An error, never a silent gap."""
 		for case, ev in sc.cases.items():
 			if (ev.started and not ev.finished and case != sc.running
-			    and case not in skip and case not in self.touched):
+			    and not ev.after_stop and case not in skip and case not in self.touched):
 				self.record(case, 'error', f'no result from the suite: started '
 					    f'in boot {n}, printed no ok/not ok line', n)
 				self.suite_cases.add(case)
@@ -359,8 +370,14 @@ class Cell:
 				    'which zero_size_plan was to skip', n, suite='cell')
 			return
 		if sc.running:
-			self.record(sc.running, status,
-				    self.end_detail(r, sc.cases[sc.running], host), n)
+			ev = sc.cases[sc.running]
+			if ev.after_stop or (status == 'crash' and not self.own_fatal(ev)):
+				# The guest was stopped for an oops before this case
+				# started (the kernel runs on for GRACE_S after one):
+				# not its crash. It has no result yet; the next boot
+				# runs it again.
+				return
+			self.record(sc.running, status, self.end_detail(r, ev, host), n)
 			self.suite_cases.add(sc.running)
 			return
 		if host:
@@ -378,11 +395,16 @@ class Cell:
 			# Silence or a timeout: no line of the log says more.
 			self.merge(key, suite, case, status, f'{status} {sc.end_where}: {r.reason}', n)
 
+	@staticmethod
+	def own_fatal(ev: console.CaseEvents) -> List[console.Event]:
+		"""The fatal events of a case's window that can have stopped the
+		guest: the oops a Z6 case announced cannot."""
+		return ev.oopses[1:] if ev.expects_oops else ev.oopses
+
 	def end_detail(self, r: qemu.BootResult, ev: console.CaseEvents, host: bool) -> str:
 		if host:
 			return f'{r.reason}: {HOST_FAULT}'
-		# The oops a Z6 case announced is not what stopped the guest.
-		fatal = ev.oopses[1:] if ev.expects_oops else ev.oopses
+		fatal = self.own_fatal(ev)
 		return fatal[0].describe() if fatal else r.reason
 
 	# -- the resume loop -------------------------------------------------
@@ -390,7 +412,7 @@ class Cell:
 	def run(self) -> int:
 		a = self.args
 		k = cache.key(a.kernel, a.initrd, a.kunit_tool, a.modules, a.timeout, a.silence,
-			      qemu.Guest.of(a.profile)) if a.store else ''
+			      qemu.Guest.of(a.profile), a.distinct_fault) if a.store else ''
 		earlier = cache.lookup(a.store, k) if k and not a.fresh else None
 		if earlier:
 			print(f'    {a.tree}-{a.alloc}: reused, every input as in {earlier} '
@@ -517,6 +539,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 		       help='boot even when an earlier cell had the same inputs')
 	p.add_argument('--not-available', default='',
 		       help="the profile's options this allocator does not have (recorded)")
+	p.add_argument('--distinct-fault', action='store_true',
+		       help='the oops of a Z6 case must name ZERO_SIZE_PTR (the tree has '
+		       'the x86 patch; without this flag it must not)')
 
 
 def run(args: argparse.Namespace) -> int:
