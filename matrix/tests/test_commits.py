@@ -17,7 +17,7 @@ import unittest
 from unittest import mock
 
 from zsp import __main__, axes, check, commits, mutants, series
-from zsp.kernel import Settings, Tree
+from zsp.kernel import GIT_ID, Settings, Tree
 
 
 def git(src: str, *args: str) -> str:
@@ -202,8 +202,10 @@ class MutantsTest(unittest.TestCase):
 		with tempfile.TemporaryDirectory() as d:
 			s = Settings(cache=d)
 			src, dst = Tree(s, 'patched').src, Tree(s, 'mutant').src
-			os.makedirs(os.path.join(src, '.git'))
 			os.makedirs(os.path.join(src, 'mm'))
+			subprocess.run(['git', '-C', src, 'init', '-q'], check=True)
+			subprocess.run(['git', '-C', src, *GIT_ID, 'commit', '-q', '--allow-empty',
+					'-m', 'x86/mm: a patch'], check=True)
 			with open(os.path.join(src, '.git', 'zsp-series'), 'w') as f:
 				f.write('key\n')
 			with open(os.path.join(src, 'mm', 'slub.c'), 'w') as f:
@@ -212,6 +214,10 @@ class MutantsTest(unittest.TestCase):
 			self.assertTrue(mutants.link_copy(src, dst))
 			self.assertFalse(mutants.link_copy(src, dst))
 			self.assertTrue(os.path.isdir(os.path.join(dst, 'o-slub')), 'O= dir kept')
+			# No .git in the copy, but Z6 expects what the patched tree would.
+			self.assertFalse(os.path.exists(os.path.join(dst, '.git')))
+			self.assertTrue(Tree(s, 'mutant').has_commit('x86/mm: a patch'))
+			self.assertFalse(Tree(s, 'mutant').has_commit('x86/mm: another'))
 			patch = os.path.join(d, 'm.patch')
 			with open(patch, 'w') as f:
 				f.write('Mutant: b goes\nAllocator: slub\n\n--- a/mm/slub.c\n+++ b/mm/slub.c\n'

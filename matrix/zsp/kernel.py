@@ -45,6 +45,9 @@ UPSTREAM_AFTER = ('mm/kfence/kfence_test.ko', 'mm/kasan/kasan_test.ko')
 UPSTREAM_MODULES = UPSTREAM_BEFORE + UPSTREAM_AFTER
 SUITE_MODULES = ('zero_size_plan.ko', 'zero_size_test.ko', 'zero_size_bench.ko')
 GIT_ID = ['-c', 'user.name=zsp', '-c', 'user.email=zsp@localhost']
+# In a copy of a git tree without its .git: the history's subjects.
+SUBJECTS = '.zsp-subjects'
+
 
 
 def first_error(text: str, pattern: str = 'error:') -> str:
@@ -174,13 +177,18 @@ class Tree:
 
 	def has_commit(self, subject: str) -> bool:
 		"""Whether the checked-out history has a commit of this subject.
-		Only a tree of its own counts (the patched one, its bisect steps,
-		the mutants' copy): the cache may sit in the repository's
+		Only a tree's own history counts: its .git (the patched tree, its
+		bisect steps), or the subjects a copy of one carries (SUBJECTS:
+		the mutants' copy); the cache may sit in the repository's
 		checkout, whose git must not answer for the tarball."""
-		if not os.path.isdir(os.path.join(self.src, '.git')):
+		if os.path.isdir(os.path.join(self.src, '.git')):
+			p = self.git('log', '--format=%s', 'HEAD')
+			return p.returncode == 0 and subject in p.stdout.splitlines()
+		try:
+			with open(os.path.join(self.src, SUBJECTS)) as f:
+				return subject in f.read().splitlines()
+		except FileNotFoundError:
 			return False
-		p = self.git('log', '--format=%s', 'HEAD')
-		return p.returncode == 0 and subject in p.stdout.splitlines()
 
 	def git_base(self) -> None:
 		"""The tarball as commit zsp-base. Its .gitignore ignores everything

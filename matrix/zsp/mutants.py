@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import List, Tuple
 
 from . import axes, lock, pipeline, results
-from .kernel import CellBuild, Settings, Tree, first_error
+from .kernel import SUBJECTS, CellBuild, Settings, Tree, first_error
 from .progress import log
 
 MUTANTS = os.path.join(axes.MATRIX, 'mutants')
@@ -88,6 +88,12 @@ def link_copy(src: str, dst: str) -> bool:
 	for e in os.listdir(src):
 		if e != '.git' and not e.startswith('o-'):
 			subprocess.run(['cp', '-al', os.path.join(src, e), dst + '/'], check=True)
+	# The copy has no .git: its history's subjects go with it, so that
+	# Z6 expects what the patched tree would (Tree.has_commit).
+	log = subprocess.run(['git', '-C', src, 'log', '--format=%s', 'HEAD'],
+			     capture_output=True, text=True, check=True).stdout
+	with open(os.path.join(dst, SUBJECTS), 'w') as f:
+		f.write(log)
 	with open(mark, 'w') as f:
 		f.write(stamp)
 	return True
