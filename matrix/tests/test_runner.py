@@ -240,6 +240,19 @@ class CellTest(ConsoleCase):
 		self.assertNotIn('zero_size_identical.z7_kmalloc_zero_atomic', rows)
 		self.assertNotIn('zero_size_identical.z7_kmalloc_node_atomic', rows)
 
+	def test_a_stop_between_cases_blames_nothing_more(self) -> None:
+		"""Recorded on 6.12 SLUB, series-check prefix 5 (2026-12-06,
+		boot 7): z2_kmem_cache_free_bulk_mixed oopses, the kernel runs
+		on through 20 more cases, and QEMU is stopped between two of
+		them. The oops is that case's; no outside_cases row, and no
+		verdict for any case after it."""
+		r = qemu.BootResult('crash', 'Oops: Oops: 0000 [#1] SMP', 3.5)
+		rows = self.rows('real-6.12-stopped-between-cases.console', r, finish=False)
+		self.assertEqual(rows['zero_size_free.z2_kmem_cache_free_bulk_mixed'][0], 'crash')
+		self.assertNotIn('zero_size_test.outside_cases', rows)
+		self.assertNotIn('zero_size_cache.z5_cache_reclaim_account', rows)
+		self.assertNotIn('zero_size_free.z2_kmem_cache_free_bulk_small', rows)
+
 	def test_z6_one_oops_each_passes(self) -> None:
 		rows = self.rows('z6-one-oops-each.console')
 		self.assertEqual(rows['zero_size_fault.z6_write_faults'], ('pass', ''))

@@ -189,6 +189,9 @@ class Scan:
 	done: bool = False
 	# Where the log ended, when no case was running (see _Scanner.where).
 	end_where: str = ''
+	# An event that stops the boot (CaseEvents.after_stop) was seen, and
+	# is some row's: a case's, a module's or outside the cases.
+	stopped: bool = False
 
 	def expected(self) -> Dict[str, str]:
 		"""Case -> suite, from every zsp-cases line of the log."""
@@ -406,6 +409,7 @@ class _Scanner:
 	def end(self) -> Scan:
 		self.s.running = self.current
 		self.s.end_where = self.where()
+		self.s.stopped = self.stopped
 		self.flush_pending()
 		return self.s
 

@@ -380,6 +380,10 @@ class Cell:
 			self.record(sc.running, status, self.end_detail(r, ev, host), n)
 			self.suite_cases.add(sc.running)
 			return
+		if status == 'crash' and sc.stopped:
+			# The oops that stopped the guest is already a row's, and
+			# the kernel ran on past it: nothing else to blame.
+			return
 		if host:
 			self.record(f'boot-{n}', 'error', f'{r.reason}: {HOST_FAULT} '
 				    f'({sc.end_where}, no case running)', n, suite='cell')

@@ -17,8 +17,6 @@ from . import html_report
 from .axes import all_allocators
 from .results import in_contract_suite
 
-ALLOCATORS = all_allocators()
-
 
 def load(path: str) -> Optional[Dict[str, str]]:
 	try:
@@ -31,15 +29,18 @@ def load(path: str) -> Optional[Dict[str, str]]:
 
 def main(run: str) -> int:
 	n = len(glob.glob(os.path.join(run, 'prefix-*.subject')))
+	# The kernel's allocators: those a prefix has a cell of (6.12: SLUB).
+	allocs = [a for a in all_allocators()
+		      if glob.glob(os.path.join(run, 'prefix-*', a))] or list(all_allocators())
 	bad: List[str] = []
-	lines = [f"{'prefix':<60}" + ''.join(f'  {a:<10}' for a in ALLOCATORS)]
-	prev: Dict[str, Optional[Dict[str, str]]] = {a: None for a in ALLOCATORS}
+	lines = [f"{'prefix':<60}" + ''.join(f'  {a:<10}' for a in allocs)]
+	prev: Dict[str, Optional[Dict[str, str]]] = {a: None for a in allocs}
 	last: Dict[str, Optional[Dict[str, str]]] = {}
 	for k in range(n):
 		with open(os.path.join(run, f'prefix-{k}.subject')) as f:
 			subject = f.read().strip()
 		row = f'{k:>2} {subject[:57]:<57}'
-		for a in ALLOCATORS:
+		for a in allocs:
 			cur = load(os.path.join(run, f'prefix-{k}', a, 'cell.json'))
 			if cur is None or not cur:
 				row += f"  {'BUILD':<10}"
