@@ -72,6 +72,25 @@ class CountTest(unittest.TestCase):
 				  ('patched', 'debug', 'slab slob')])
 		self.assertEqual({a.run for a in calls}, {stages.matrix_run}, 'one table')
 
+	def test_matrix_gives_run_every_flag_of_zsp_run(self) -> None:
+		"""The stage calls pipeline.run() with a Namespace of its own:
+		it must hold every flag "zsp run" parses (a missing one is an
+		AttributeError at the matrix stage, in CI only)."""
+		from zsp import __main__
+		calls = []
+		with tempfile.TemporaryDirectory() as d:
+			parser = __main__.build_parser()
+			want = set(vars(parser.parse_args(['run', d])))
+			args = parser.parse_args(['test', d, '--cache', d])
+			stages = testrun.Stages(Settings(cache=d), args)
+			with mock.patch.object(testrun.pipeline, 'run',
+					       side_effect=lambda _s, a: calls.append(a)), \
+			     contextlib.redirect_stderr(io.StringIO()):
+				stages.matrix()
+		self.assertTrue(calls)
+		for a in calls:
+			self.assertEqual(want - set(vars(a)), set())
+
 	def test_faults_get_the_runs_settings(self) -> None:
 		seen = []
 

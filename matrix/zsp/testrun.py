@@ -135,7 +135,8 @@ class Stages:
 
 	def matrix(self) -> Count:
 		run_args = argparse.Namespace(**{**vars(self.args), 'run': self.matrix_run,
-						 'trees': '', 'allocs': '', 'profiles': ''})
+						 'trees': '', 'allocs': '', 'profiles': '',
+						 'kernels': ''})
 		pipeline.run(self.s, run_args)
 		for profile, allocs in PATCHED_PROFILES:
 			pipeline.run(self.s, argparse.Namespace(**{
