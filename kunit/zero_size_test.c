@@ -19,8 +19,8 @@
  *
  * Each suite prints "zsp-cases <suite>: <case>..." before its cases, the
  * list the harness expects a result for. A case that is meant to oops (Z6)
- * prints "zsp-expect-oops read|write" first so that the harness lets the
- * guest run on and checks the one oops it prints.
+ * prints "zsp-expect-oops read|write at <address>" first so that the
+ * harness lets the guest run on and checks the one oops it prints.
  */
 
 #include <kunit/resource.h>
@@ -1580,18 +1580,18 @@ static void z5_cache_usercopy(struct kunit *test)
 
 struct fault_job {
 	bool write;
+	char *at;
 	struct completion survived;
 };
 
 static int fault_thread(void *arg)
 {
 	struct fault_job *job = arg;
-	char *zsp = ZERO_SIZE_PTR;
 
 	if (job->write)
-		WRITE_ONCE(*zsp, 1);
+		WRITE_ONCE(*job->at, 1);
 	else
-		(void)READ_ONCE(*zsp);
+		(void)READ_ONCE(*job->at);
 	complete(&job->survived);
 	return 0;
 }
@@ -1616,24 +1616,25 @@ static bool wait_fault_thread(struct task_struct *t, struct completion *survived
  * The access runs in a thread of its own: the oops kills that thread and
  * the guest lives on. The thread must die of the oops (make_task_dead()
  * exits with SIGKILL or SIGSEGV), not return. The harness checks the
- * rest: exactly one oops in this case, from zsp_fault, naming 0x10, with
- * the access announced below.
+ * rest: exactly one oops in this case, from zsp_fault, naming the address
+ * and the access announced below.
  */
-static void expect_fault(struct kunit *test, bool write)
+static void expect_fault(struct kunit *test, bool write, void *at)
 {
-	struct fault_job job = { .write = write };
+	struct fault_job job = { .write = write, .at = at };
 	struct task_struct *t;
 	bool survived;
 	int code;
 
 	init_completion(&job.survived);
-	kunit_info(test, "zsp-expect-oops %s\n", write ? "write" : "read");
+	kunit_info(test, "zsp-expect-oops %s at 0x%lx\n", write ? "write" : "read",
+		   (unsigned long)at);
 	t = kthread_create(fault_thread, &job, "zsp_fault");
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
 	get_task_struct(t);
 	wake_up_process(t);
 	survived = wait_fault_thread(t, &job.survived);
-	KUNIT_EXPECT_FALSE_MSG(test, survived, "access through ZERO_SIZE_PTR did not fault");
+	KUNIT_EXPECT_FALSE_MSG(test, survived, "access at 0x%lx did not fault", (unsigned long)at);
 	KUNIT_EXPECT_NE_MSG(test, READ_ONCE(t->exit_state), 0, "the faulting thread lives on");
 	code = READ_ONCE(t->exit_code);
 	KUNIT_EXPECT_TRUE_MSG(test, code == SIGKILL || code == SIGSEGV,
@@ -1643,12 +1644,22 @@ static void expect_fault(struct kunit *test, bool write)
 
 static void z6_write_faults(struct kunit *test)
 {
-	expect_fault(test, true);
+	expect_fault(test, true, ZERO_SIZE_PTR);
 }
 
 static void z6_read_faults(struct kunit *test)
 {
-	expect_fault(test, false);
+	expect_fault(test, false, ZERO_SIZE_PTR);
+}
+
+/*
+ * The other direction of a distinct fault: an oops that names
+ * ZERO_SIZE_PTR where the pointer was NULL would send its reader after a
+ * zero-size allocation that never happened.
+ */
+static void z6_null_read_not_named(struct kunit *test)
+{
+	expect_fault(test, false, NULL);
 }
 
 /* ---- Z7: identical on every allocator ---------------------------------- */
@@ -1844,6 +1855,7 @@ static struct kunit_case z7_cases[] = {
 static struct kunit_case z6_cases[] = {
 	KUNIT_CASE(z6_write_faults),
 	KUNIT_CASE(z6_read_faults),
+	KUNIT_CASE(z6_null_read_not_named),
 	{}
 };
 

@@ -62,7 +62,7 @@ class ScanTest(unittest.TestCase):
 			['    ok 1 z6_write_faults'])
 		ev = s.cases['z6_write_faults']
 		self.assertTrue(ev.expects_oops and ev.finished)
-		self.assertRegex(ev.oopses[0].line, console.ZSP_FAULT)
+		self.assertRegex(ev.oopses[0].line, console.FAULT_ADDRESS)
 		self.assertEqual((ev.access, ev.oopses[0].access, ev.oopses[0].comm),
 				 ('write', 'write', 'zsp_fault'))
 

@@ -286,6 +286,34 @@ class CellTest(ConsoleCase):
 		self.assertEqual(status, 'fail')
 		self.assertIn('oops names ZERO_SIZE_PTR, though the tree lacks', detail)
 
+	def test_z6_a_null_fault_never_names_the_sentinel(self) -> None:
+		"""z6_null_read_not_named reads NULL: its oops must not name
+		ZERO_SIZE_PTR on any tree (the x86 patch that names every fault
+		below PAGE_SIZE is a mutant), and must be at 0x0 (a case that
+		faulted at the sentinel instead proves nothing). Synthesized
+		from z6-one-oops-each.console as a patched tree prints it."""
+		case = 'zero_size_fault.z6_null_read_not_named'
+		rows = self.rows('z6-patched-with-null-read.console', distinct=True)
+		self.assertEqual(len(rows), 3)
+		self.assertTrue(all(v == ('pass', '') for v in rows.values()), rows)
+		with open(os.path.join(DATA, 'z6-patched-with-null-read.console')) as f:
+			text = f.read()
+		null = 'address: 0000000000000000\n'
+		named = null + '#PF: address is ZERO_SIZE_PTR, the pointer a zero-size allocation returns\n'
+		for edited, distinct, want in (
+				(text.replace(null, named), True,
+				 'oops names ZERO_SIZE_PTR for a fault at 0x0'),
+				(text.replace(null, named), False,
+				 'oops names ZERO_SIZE_PTR for a fault at 0x0'),
+				(text.replace(null, 'address: 0000000000000010\n'), True,
+				 'oops does not name address 0x0')):
+			path = os.path.join(self.tmp, 'null.console')
+			with open(path, 'w') as f:
+				f.write(edited)
+			status, detail = self.rows(path, distinct=distinct)[case]
+			self.assertEqual(status, 'fail', edited)
+			self.assertIn(want, detail)
+
 	def test_z6_under_kasan_passes(self) -> None:
 		"""Recorded on the debug profile (KASAN, SLUB, 2026-12-04): KASAN
 		reports the write to 0x10 as a null-ptr-deref, then the oops

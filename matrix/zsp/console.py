@@ -26,7 +26,7 @@ DONE = re.compile(r'zsp-harness: done')
 # printk's "[    1.234567] " when CONFIG_PRINTK_TIME is on.
 TIMESTAMP = r'(?:\[\s*\d+\.\d+\] ?)?'
 CASE_START = re.compile(r'# (\w+): zsp-start')
-EXPECT_OOPS = re.compile(r'# (\w+): zsp-expect-oops(?: (read|write))?')
+EXPECT_OOPS = re.compile(r'# (\w+): zsp-expect-oops(?: (read|write))?(?: at (0x[0-9a-f]+))?')
 # From each suite's suite_init: the cases the module will report on.
 ZSP_CASES = re.compile(r'(?:^|[\s:\]])zsp-cases (\w+):((?:\s+\w+)*)\s*$')
 # Group 1 is the indentation: a case's result is nested in its suite's.
@@ -56,7 +56,9 @@ PF_ACCESS = re.compile(r'#PF: supervisor (read|write) access')
 KASAN_ACCESS = re.compile(r'^(Read|Write) of size \d+ at addr ([0-9a-f]+) by task ')
 # 6.11 added the UID: "CPU: 0 UID: 0 PID: 56 Comm: zsp_fault ...".
 COMM = re.compile(r'CPU: \d+ (?:UID: \d+ )?PID: \d+ Comm: (\S+)')
-ZSP_FAULT = re.compile(r'address: 0000000000000010\b')
+# An x86 page fault's first line names the address it could not handle.
+FAULT_ADDRESS = re.compile(r'address: ([0-9a-f]{16})\b')
+SENTINEL = 0x10		# ZERO_SIZE_PTR on every architecture
 # The series' x86 patch (its subject: DISTINCT_FAULT) adds this line after
 # the oops's first one when the address is ZERO_SIZE_PTR's (DESIGN.md Z6).
 SENTINEL_NAMED = re.compile(r'#PF: address is ZERO_SIZE_PTR\b')
@@ -143,6 +145,8 @@ class CaseEvents:
 	oopses: List[Event] = field(default_factory=list)	# fatal events
 	splats: List[Event] = field(default_factory=list)
 	access: str = ''	# what zsp-expect-oops announced: read or write
+	# ... and where: the sentinel unless it named another address.
+	fault_at: int = SENTINEL
 	failures: List[str] = field(default_factory=list)	# KUnit's FAILED lines
 	needs_config: str = ''	# skipped: the case needs this config (NEEDS_CONFIG)
 	# Started after an event that stops the boot (an oops no case
@@ -323,6 +327,7 @@ class _Scanner:
 			ce = self.s.cases[self.current]
 			ce.expects_oops = True
 			ce.access = m.group(2) or ''
+			ce.fault_at = int(m.group(3), 16) if m.group(3) else SENTINEL
 			return True
 		m = FAILURE.search(line)
 		if m:

@@ -54,21 +54,26 @@ class CaseResult:
 def z6_problem(ev: console.CaseEvents, distinct: bool = False) -> str:
 	"""What is wrong with the oops of a case that announced one, or ''.
 	@distinct: the tree has the series' x86 patch (console.DISTINCT_FAULT),
-	so the oops must name ZERO_SIZE_PTR; without it, it must not."""
+	so the oops of a fault at ZERO_SIZE_PTR must name it; without it, it
+	must not. An oops at any other address never names it."""
+	at = ev.fault_at
 	oopses = ev.oopses
 	if not oopses:
-		return 'no oops: the access through ZERO_SIZE_PTR did not fault'
+		return f'no oops: the access through {at:#x} did not fault'
 	if len(oopses) > 1:
 		return (f'{len(oopses)} oopses in the case, expected one: '
 			+ '; '.join(o.describe() for o in oopses))
 	o = oopses[0]
 	if o.kind != 'oops':
 		return f'expected an oops, got: {o.describe()}'
-	if not console.ZSP_FAULT.search(o.line):
-		return f'oops does not name address 0x10: {o.describe()}'
+	m = console.FAULT_ADDRESS.search(o.line)
+	if not m or int(m.group(1), 16) != at:
+		return f'oops does not name address {at:#x}: {o.describe()}'
 	if o.comm != 'zsp_fault':
 		return f"oops in {o.comm or 'an unnamed task'}, not zsp_fault: {o.line}"
-	if distinct and not o.names_sentinel:
+	if at != console.SENTINEL and o.names_sentinel:
+		return f'oops names ZERO_SIZE_PTR for a fault at {at:#x}: {o.line}'
+	if at == console.SENTINEL and distinct and not o.names_sentinel:
 		return ('oops does not name ZERO_SIZE_PTR ("#PF: address is ZERO_SIZE_PTR"), '
 			f'though the tree has "{console.DISTINCT_FAULT}": {o.line}')
 	if o.names_sentinel and not distinct:
@@ -85,10 +90,11 @@ def z6_problem(ev: console.CaseEvents, distinct: bool = False) -> str:
 def kasan_sees_the_fault(s: console.Event, ev: console.CaseEvents) -> bool:
 	"""Generic KASAN checks the Z6 access before it is made, and reports
 	an access below PAGE_SIZE as a null-ptr-deref before the oops: that
-	report is the announced fault itself (same thread, address 0x10, the
-	announced access), not a splat of its own."""
+	report is the announced fault itself (same thread, the announced
+	address and access), not a splat of its own."""
 	return (s.line.startswith('BUG: KASAN: null-ptr-deref ') and s.comm == 'zsp_fault'
-		and s.address != '' and int(s.address, 16) == 0x10 and s.access == ev.access)
+		and s.address != '' and int(s.address, 16) == ev.fault_at
+		and s.access == ev.access)
 
 
 # Upstream's tests of the memory debuggers provoke their reports on
