@@ -16,7 +16,7 @@ import time
 import unittest
 from unittest import mock
 
-from zsp import __main__, axes, check, commits, mutants, series
+from zsp import __main__, axes, check, commits, mutants, runner, series
 from zsp.kernel import GIT_ID, Settings, Tree
 
 
@@ -86,7 +86,7 @@ class FakeSeries(unittest.TestCase):
 				 'zsp-series')
 
 	def test_unknown_case(self) -> None:
-		self.assertIn('z2_kfree', commits.suite_cases())
+		self.assertIn('z2_kfree', runner.source_cases())
 
 	def bisect_then_sigterm(self, step: str, ready: str) -> subprocess.Popen:
 		"""A bisect (in a child process) whose git bisect run step is the
@@ -158,6 +158,38 @@ with mock.patch.object(commits.Tree, 'prepare', return_value=''):
 		finally:
 			os.chdir(cwd)
 		self.assertEqual(args.run, os.path.join(self.tmp.name, 'rel', 'run'))
+
+
+class BisectStepTest(unittest.TestCase):
+
+	def test_a_step_with_case_boots_that_case_only(self) -> None:
+		"""CASE= reaches the boot as --only: a step's verdict is that
+		case's, so the cases the plan would run besides it are waste
+		(vanilla SLOB's crashes and hangs cost a boot each)."""
+		seen = []
+
+		def cell(_s: Settings, a: argparse.Namespace) -> int:
+			seen.append(a.only)
+			return 0
+		with tempfile.TemporaryDirectory() as d, \
+		     mock.patch.object(commits.pipeline, 'cell', side_effect=cell):
+			for case in ('z2_kfree', ''):
+				args = argparse.Namespace(alloc='slob', case=case, profile='tiny')
+				commits.suite_cell(Settings(cache=d), args, 'slob', d)
+		self.assertEqual(seen, ['z2_kfree', ''])
+
+	def test_boot_passes_only_to_the_runner(self) -> None:
+		build = mock.MagicMock(bzimage='bz', initramfs='i', gen_init_cpio='g',
+				       kunit_tool='k', alloc='slob', not_available=[])
+		build.s.kernel, build.s.fresh = '6.1', False
+		build.profile.name, build.tree.name = 'tiny', 'patched'
+		build.tree.has_commit.return_value = False
+		limits = argparse.Namespace(timeout=1, silence=1, max_boots=1, only='z2_kfree')
+		with mock.patch.object(commits.pipeline.subprocess, 'Popen') as popen, \
+		     mock.patch.object(commits.pipeline.threading, 'Thread'):
+			commits.pipeline.Boot(build, 'out', ['zero_size_test'], limits, 'store')
+		cmd = popen.call_args[0][0]
+		self.assertEqual(cmd[cmd.index('--only') + 1], 'z2_kfree')
 
 
 def alive(pid: int) -> bool:

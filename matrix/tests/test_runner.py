@@ -504,7 +504,7 @@ class ResumeTest(unittest.TestCase):
 		shutil.rmtree(self.tmp)
 
 	def run_cell(self, consoles: List[str], ends: List[str],
-		     modules: str = 'zero_size_test') -> dict:
+		     modules: str = 'zero_size_test', only: str = '') -> dict:
 		os.environ.update(self.env)
 		os.environ['FAKE_QEMU_CONSOLE'] = ','.join(os.path.join(DATA, c) for c in consoles)
 		os.environ['FAKE_QEMU_END'] = ','.join(ends)
@@ -515,7 +515,7 @@ class ResumeTest(unittest.TestCase):
 			tree='patched', alloc='slub', kernel='bzImage', initrd=self.base,
 			gen_init_cpio=self.gen, kunit_tool=self.kunit, modules=modules,
 			out=out, timeout=20, silence=3, max_boots=4, store='', fresh=True,
-			not_available='', distinct_fault=False)
+			not_available='', distinct_fault=False, only=only)
 		# The boots' progress lines are not this test's output.
 		with contextlib.redirect_stderr(io.StringIO()):
 			self.assertEqual(runner.Cell(args).run(), 0)
@@ -544,6 +544,33 @@ class ResumeTest(unittest.TestCase):
 		self.assertEqual(got, {'z2_kfree': 'pass', 'z2_kvfree_rcu_headless': 'error',
 				       'z2_kfree_rcu_rcu_head': 'pass'})
 
+
+	def test_only_boots_the_selected_case(self) -> None:
+		"""make bisect CASE=: the plan skips every other case of the
+		suite from the first boot on, and the cell has the selected
+		case's row alone, not an error row for each planned-out one."""
+		plans = os.path.join(self.tmp, 'plans')
+		with open(self.gen, 'w') as f:
+			f.write(f"#!/bin/sh\ncat $(awk '{{print $3}}' \"$1\") >> {plans}\nprintf plan\n")
+		c = self.run_cell(['qemu-killed-mid-case.boot-2.console'], ['hang'],
+				  only='z2_kfree_rcu_rcu_head')
+		self.assertEqual(len(c['boots']), 1)
+		self.assertEqual(c['only'], ['z2_kfree_rcu_rcu_head'])
+		self.assertEqual({r['case']: r['status'] for r in c['cases']},
+				 {'z2_kfree_rcu_rcu_head': 'pass'})
+		with open(plans) as f:
+			skip = re.search(r"ZSP_SKIP='([^']*)'", f.read()).group(1).split(',')
+		self.assertNotIn('z2_kfree_rcu_rcu_head', skip)
+		self.assertEqual(set(skip), set(runner.source_cases()) - {'z2_kfree_rcu_rcu_head'})
+
+	def test_without_only_a_skipped_case_is_an_error(self) -> None:
+		"""The same console without --only: the cases it skipped were
+		never started, and each is an error row, never absent."""
+		c = self.run_cell(['qemu-killed-mid-case.boot-2.console'], ['hang'])
+		got = {r['case']: r['status'] for r in c['cases']}
+		self.assertEqual(got['z2_kfree_rcu_rcu_head'], 'pass')
+		self.assertNotEqual(got.get('z2_kfree', 'absent'), 'pass')
+		self.assertNotEqual(got.get('z2_kfree', 'absent'), 'absent')
 
 	def test_planned_module_that_never_ran_is_an_error(self) -> None:
 		"""kmemleak (or an upstream test) planned after the suite, and the

@@ -70,9 +70,10 @@ def _feed(h: 'hashlib._Hash', path: str) -> None:
 
 
 def key(kernel: str, initrd: str, kunit_tool: str, modules: str,
-	timeout: float, silence: float, guest: object = None, distinct: bool = False) -> str:
+	timeout: float, silence: float, guest: object = None, distinct: bool = False,
+	only: str = '') -> str:
 	h = hashlib.sha256()
-	h.update(f'{modules}\0{timeout}\0{silence}\0{guest!r}\0{distinct}\0'.encode())
+	h.update(f'{modules}\0{timeout}\0{silence}\0{guest!r}\0{distinct}\0{only}\0'.encode())
 	for path in (kernel, initrd):
 		_feed(h, path)
 	here = os.path.dirname(os.path.abspath(__file__))

@@ -19,22 +19,16 @@ import time
 from contextlib import contextmanager
 from typing import Dict, Iterator, List
 
-from . import axes, lock, pipeline, results, series, series_table
+from . import axes, lock, pipeline, results, runner, series, series_table
 from .cache import Stamp
 from .kernel import Settings, Tree
 from .progress import log
 
-SUITE_SOURCE = os.path.join(axes.ROOT, 'kunit', 'zero_size_test.c')
 FIRST_BAD = re.compile(r'^([0-9a-f]{40}) is the first bad commit$', re.M)
 
 
 class BisectError(Exception):
 	"""Bad input to make bisect, or ends that do not bracket a change."""
-
-
-def suite_cases() -> List[str]:
-	with open(SUITE_SOURCE) as f:
-		return re.findall(r'KUNIT_CASE\((\w+)\)', f.read())
 
 
 @contextmanager
@@ -67,7 +61,8 @@ def subject(tree: Tree, commit: str) -> str:
 def suite_cell(s: Settings, args: argparse.Namespace, alloc: str, out: str) -> int:
 	"""The suite alone in one cell of the patched tree as checked out."""
 	cell_args = argparse.Namespace(**{**vars(args), 'tree': 'patched', 'alloc': alloc,
-					  'out': out, 'modules': results.SUITE_MODULE})
+					  'out': out, 'modules': results.SUITE_MODULE,
+					  'only': getattr(args, 'case', '')})
 	return pipeline.cell(s, cell_args)
 
 
@@ -141,8 +136,8 @@ def find_first_bad(s: Settings, args: argparse.Namespace) -> str:
 	# git bisect run runs the step in the tree: a relative run dir
 	# would land there.
 	args.run = os.path.abspath(args.run)
-	if args.case and args.case not in suite_cases():
-		raise BisectError(f"unknown CASE '{args.case}'; valid: {' '.join(suite_cases())}")
+	if args.case and args.case not in runner.source_cases():
+		raise BisectError(f"unknown CASE '{args.case}'; valid: {' '.join(runner.source_cases())}")
 	os.makedirs(args.run, exist_ok=True)
 	what = args.alloc + (f' for {args.case}' if args.case else '')
 	env = dict(os.environ, PYTHONPATH=axes.MATRIX)

@@ -53,6 +53,8 @@ class Boot:
 		       '--not-available', ' '.join(build.not_available)]
 		if build.s.fresh:
 			cmd.append('--fresh')
+		if getattr(limits, 'only', ''):
+			cmd += ['--only', limits.only]
 		if build.tree.has_commit(console.DISTINCT_FAULT):
 			cmd.append('--distinct-fault')
 		env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(

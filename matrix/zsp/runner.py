@@ -34,6 +34,13 @@ from .results import (HOST_FAULT, OUTSIDE, Outcome, Row, SEVERITY, SUITE_MODULE,
 # Each boot resumes after the cases that have a result; vanilla SLOB,
 # the worst cell, needs about 25.
 MAX_BOOTS = 40
+SUITE_SOURCE = os.path.join(axes.ROOT, 'kunit', 'zero_size_test.c')
+
+
+def source_cases() -> List[str]:
+	"""Every case of the suite, from its source: known before a boot."""
+	with open(SUITE_SOURCE) as f:
+		return re.findall(r'KUNIT_CASE\((\w+)\)', f.read())
 EVENT_STATUS = {'oops': Status.CRASH, 'panic': Status.CRASH, 'lockup': Status.HANG,
 		'splat': Status.FAIL}
 OUTCOME_STATUS = {Outcome.CRASH: Status.CRASH, Outcome.PANIC: Status.CRASH,
@@ -187,6 +194,10 @@ class Cell:
 		# fatal event outside the cases went to.
 		self.touched: Set[str] = set()
 		self.fatal_rows: Set[str] = set()
+		# --only: the suite's cases this cell runs; the others are
+		# planned out from the first boot and get no row (make bisect
+		# CASE=: one case decides a step, so only it needs to boot).
+		self.only: Set[str] = set(filter(None, getattr(args, 'only', '').split(',')))
 
 	# -- rows --------------------------------------------------------------
 
@@ -422,7 +433,8 @@ class Cell:
 	def run(self) -> int:
 		a = self.args
 		k = cache.key(a.kernel, a.initrd, a.kunit_tool, a.modules, a.timeout, a.silence,
-			      qemu.Guest.of(a.profile), a.distinct_fault) if a.store else ''
+			      qemu.Guest.of(a.profile), a.distinct_fault,
+			      ','.join(sorted(self.only))) if a.store else ''
 		earlier = cache.lookup(a.store, k) if k and not a.fresh else None
 		if earlier:
 			print(f'    {a.tree}-{a.alloc}: reused, every input as in {earlier} '
@@ -440,7 +452,7 @@ class Cell:
 		a = self.args
 		modules = a.modules.split()
 		for n in range(1, a.max_boots + 1):
-			skip = sorted(self.suite_cases)
+			skip = sorted(self.suite_cases | self.unselected())
 			stem = os.path.join(a.out, f'boot-{n}')
 			make_initrd(a.initrd, a.gen_init_cpio, modules, skip, stem + '.cpio')
 			r = qemu.boot(a.kernel, stem + '.cpio', stem + '.log',
@@ -461,6 +473,16 @@ class Cell:
 				break
 		self.finish()
 
+	def selected(self, case: str) -> bool:
+		return not self.only or case in self.only
+
+	def unselected(self) -> Set[str]:
+		"""The suite's cases --only plans out, as its source and every
+		boot's zsp-cases lines name them."""
+		if not self.only:
+			return set()
+		return (set(source_cases()) | set(self.expected)) - self.only
+
 	def boot_again(self, r: qemu.BootResult, sc: console.Scan, known: Set[str],
 		       modules: List[str]) -> bool:
 		suite_done = any(s.module == SUITE_MODULE and s.rc is not None
@@ -476,7 +498,7 @@ class Cell:
 			# No case or module got a result (the cell's own rows are no
 			# progress): another boot would end the same way.
 			return False
-		left = [c for c in self.expected if c not in self.results]
+		left = [c for c in self.expected if c not in self.results and self.selected(c)]
 		# Only the suite is left and every case it listed has a result.
 		return bool(left) or not self.expected or any(m != SUITE_MODULE for m in modules)
 
@@ -506,7 +528,7 @@ class Cell:
 				self.record(case, 'error', f'{m} never ran to its end; last boot {n} '
 					    f"ended: {last['outcome']} {last['reason']}".strip(), n, suite=suite)
 		for case, suite in self.expected.items():
-			if case not in self.results:
+			if case not in self.results and self.selected(case):
 				self.record(case, 'error', 'no result from the suite: never started; '
 					    f"last boot {n} ended: {last['outcome']} {last['reason']}".strip(),
 					    n, suite=suite)
@@ -518,7 +540,8 @@ class Cell:
 				r.suite = self.suite_of.get(r.case, r.suite)
 		out = {'kernel': self.args.kernel_version, 'tree': self.args.tree,
 		       'profile': self.args.profile, 'allocator': self.args.alloc,
-		       'not_available': self.args.not_available.split(), 'boots': self.boots,
+		       'not_available': self.args.not_available.split(),
+		       'only': sorted(self.only), 'boots': self.boots,
 		       'cases': [asdict(r) for r in self.results.values()]}
 		self.dump(out)
 		return out
@@ -549,6 +572,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 		       help='boot even when an earlier cell had the same inputs')
 	p.add_argument('--not-available', default='',
 		       help="the profile's options this allocator does not have (recorded)")
+	p.add_argument('--only', default='',
+		       help="run only these cases of the suite (comma-separated); the others "
+		       'get no row (make bisect CASE=)')
 	p.add_argument('--distinct-fault', action='store_true',
 		       help='the oops of a Z6 case must name ZERO_SIZE_PTR (the tree has '
 		       'the x86 patch; without this flag it must not)')
