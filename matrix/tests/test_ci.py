@@ -24,6 +24,19 @@ def make_targets() -> Set[str]:
 		return set(re.findall(r'^([a-z][\w-]*):', f.read(), re.M))
 
 
+def targets_with_deps() -> Set[str]:
+	"""Targets whose recipe runs after make deps (which installs python3
+	and everything else the pipeline needs)."""
+	with open(MAKEFILE) as f:
+		text = f.read()
+	out = set(re.findall(r'^([a-z][\w-]*):[^=\n]*\bdeps\b', text, re.M))
+	# "matrix: run" and the like: a target whose prerequisite has deps.
+	for t, pre in re.findall(r'^([a-z][\w-]*):\s*([a-z][\w-]*)\s*$', text, re.M):
+		if pre in out:
+			out.add(t)
+	return out
+
+
 def make_variables() -> Set[str]:
 	with open(MAKEFILE) as f:
 		return set(re.findall(r'\$\((?:or |if |filter |abspath )?\$?\(?([A-Z][A-Z_]*)\)', f.read()))
@@ -78,6 +91,27 @@ class CiDefinitionsTest(unittest.TestCase):
 						if var in values:
 							self.assertIn(value, values[var], argv)
 		self.assertEqual(seen, {'run', 'merge', 'export'})
+
+	def test_jobs_install_python_for_targets_without_deps(self) -> None:
+		"""The containers are bare Debian 12: no python3. make merge and
+		make export do not run make deps (it installs kernel sources
+		they do not need), so the job installs python3 itself, before."""
+		with_deps = targets_with_deps()
+		self.assertIn('run', with_deps)
+		self.assertNotIn('merge', with_deps)
+		for job in ci_jobs.all_jobs():
+			installed: Set[str] = set()
+			for line in job.lines:
+				m = re.search(r'apt-get install -y(?: --no-install-recommends)? ([\w. +-]+)$',
+					      line)
+				if m:
+					installed |= set(m.group(1).split())
+				for argv in make_commands([line]):
+					self.assertIn('make', installed, (job.engine, job.name, line))
+					target = [a for a in argv[1:] if '=' not in a][0]
+					if target not in with_deps:
+						self.assertIn('python3', installed,
+							      (job.engine, job.name, line))
 
 	def test_make_variables_are_read(self) -> None:
 		# The parser of this test, checked on the variables it must find.
