@@ -20,8 +20,10 @@ matrix/tests/data/kcidb-v5-schema.json):
   - a test per row of results.json, path "suite.case". kcidb has no
     crash or hang: both are FAIL, with misc.zsp_status saying which and
     misc.detail the oops or stall line; n/a is SKIP (not applicable);
-    error is ERROR. Every test's misc keeps zsp_status, so nothing is
-    lost.
+    an error is MISS where the case never ran or a host or QEMU fault
+    ended its boot (kcidb: "didn't run due to a failure in the test
+    harness"), else ERROR. Every test's misc keeps zsp_status, so
+    nothing is lost.
   Every id is "ORIGIN:RUN:..." (unique and the same on every export).
   kcidb's URL fields must be absolute URIs (format "uri"); a run's logs
   have only paths relative to the run directory, so they go in misc
@@ -42,7 +44,7 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 from . import axes, series
 from .kernel_errors import SeriesError
-from .results import Row, load_json
+from .results import HOST_FAULT, NEVER_STARTED, Row, load_json
 
 KCIDB_VERSION = {'major': 5, 'minor': 3}
 ARCH = 'x86_64'
@@ -228,6 +230,15 @@ def test_misc(r: Row, path: str, log: str) -> Row:
 	return misc
 
 
+def kcidb_status(r: Row) -> str:
+	"""kcidb's status of a row: an error the harness is to blame for,
+	not the test, is MISS."""
+	detail = r.get('detail', '')
+	if r['status'] == 'error' and (detail.startswith(NEVER_STARTED) or HOST_FAULT in detail):
+		return 'MISS'
+	return KCIDB_STATUS[r['status']]
+
+
 def test(origin: str, run_id: str, r: Row, log: str, seen: Set[str]) -> Row:
 	"""One row; @seen keeps the ids unique should a case repeat."""
 	c = cell_of(r)
@@ -240,7 +251,7 @@ def test(origin: str, run_id: str, r: Row, log: str, seen: Set[str]) -> Row:
 		tid = f'{base}#{n}'
 	seen.add(tid)
 	return {'id': tid, 'origin': origin, 'build_id': bid, 'path': path,
-		'status': KCIDB_STATUS[r['status']], 'misc': test_misc(r, path, log)}
+		'status': kcidb_status(r), 'misc': test_misc(r, path, log)}
 
 
 def kcidb(run: str, origin: str = 'zsp', patches: str = '') -> Dict[str, Any]:

@@ -70,6 +70,8 @@ CONTRACT_PREFIX = 'zero_size'
 SUITE_MODULE = 'zero_size_test'
 OUTSIDE = 'outside_cases'
 HOST_FAULT = 'host or QEMU fault, not a kernel verdict'
+# The detail of a case the boots never reached (runner.Cell.finish).
+NEVER_STARTED = 'no result from the suite: never started'
 
 Row = Dict[str, Any]
 

@@ -28,8 +28,8 @@ from dataclasses import dataclass, asdict
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import axes, cache, callsites, console, qemu
-from .results import (HOST_FAULT, OUTSIDE, Outcome, Row, SEVERITY, SUITE_MODULE, Status,
-		      dump_json, worse)
+from .results import (HOST_FAULT, NEVER_STARTED, OUTSIDE, Outcome, Row, SEVERITY,
+		      SUITE_MODULE, Status, dump_json, worse)
 
 # Each boot resumes after the cases that have a result; vanilla SLOB,
 # the worst cell, needs about 25.
@@ -529,7 +529,7 @@ class Cell:
 					    f"ended: {last['outcome']} {last['reason']}".strip(), n, suite=suite)
 		for case, suite in self.expected.items():
 			if case not in self.results and self.selected(case):
-				self.record(case, 'error', 'no result from the suite: never started; '
+				self.record(case, 'error', f'{NEVER_STARTED}; '
 					    f"last boot {n} ended: {last['outcome']} {last['reason']}".strip(),
 					    n, suite=suite)
 
