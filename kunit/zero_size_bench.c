@@ -4,9 +4,17 @@
  * "make bench". Prints one "zsp-bench: <name> <median> <min> <max> <unit>"
  * line per measurement; the harness compares ratios between allocators and
  * trees, never absolute times (guests run under TCG).
+ *
+ * "make bench" boots this module twice per cell: under TCG's wall clock
+ * (noisy: the host's load moves it) and with QEMU's -icount shift=0,
+ * where the guest's clock advances one nanosecond per instruction
+ * executed: there a time below is an instruction count, and the host
+ * cannot move it. Units are picoseconds per call (ps) so that a cost of a
+ * few instructions keeps three digits after the division by the loop.
  */
 
 #include <linux/ktime.h>
+#include <linux/rcupdate.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -14,6 +22,11 @@
 #include <linux/vmalloc.h>
 
 #include "zsp_vmstat.h"
+
+/* 6.12 has only kvfree_rcu_mightsleep(ptr) for the head-less form. */
+#ifndef kvfree_rcu_mightsleep
+#define kvfree_rcu_mightsleep(ptr)	kvfree_rcu(ptr)
+#endif
 
 #define ROUNDS		9
 #define PAIRS		BIT(18)
@@ -89,6 +102,96 @@ static void bench_kfree_bulk(void)
 	report("kfree_bulk_1000", v, "ns");
 }
 
+/*
+ * kfree_bulk() of BULK objects of sizes 8 to 4096, interleaved: every
+ * object starts a new detached freelist in SLUB (its neighbour is of
+ * another cache), the bulk path's costliest case.
+ */
+static void bench_kfree_bulk_mixed(void)
+{
+	void **p = vmalloc(array_size(BULK, sizeof(*p)));
+	u64 v[ROUNDS];
+	int r, k, i;
+
+	if (!p)
+		return;
+	for (r = 0; r < ROUNDS; r++) {
+		u64 best = U64_MAX;
+
+		for (k = 0; k < BULK_ROUNDS; k++) {
+			u64 t0;
+
+			for (i = 0; i < BULK; i++)
+				p[i] = kmalloc(8 << (i % 10), GFP_KERNEL);
+			t0 = ktime_get_ns();
+			kfree_bulk(BULK, p);
+			best = min(best, ktime_get_ns() - t0);
+		}
+		v[r] = best;
+	}
+	vfree(p);
+	report("kfree_bulk_mixed_1000", v, "ns");
+}
+
+/* Picoseconds per kmem_cache_free() of a 64-byte object, the free alone. */
+static void bench_kmem_cache_free(void)
+{
+	struct kmem_cache *c = kmem_cache_create("zsp_bench", 64, 0, 0, NULL);
+	void **p = vmalloc(array_size(BULK, sizeof(*p)));
+	u64 v[ROUNDS];
+	int r, k, i;
+
+	if (!c || !p)
+		goto out;
+	for (r = 0; r < ROUNDS; r++) {
+		u64 ns = 0;
+
+		for (k = 0; k < BULK_ROUNDS; k++) {
+			u64 t0;
+
+			for (i = 0; i < BULK; i++)
+				p[i] = kmem_cache_alloc(c, GFP_KERNEL);
+			t0 = ktime_get_ns();
+			for (i = 0; i < BULK; i++)
+				kmem_cache_free(c, p[i]);
+			ns += ktime_get_ns() - t0;
+		}
+		v[r] = ns * 1000 / (BULK * BULK_ROUNDS);
+	}
+	report("kmem_cache_free", v, "ps");
+out:
+	vfree(p);
+	kmem_cache_destroy(c);
+}
+
+/*
+ * Picoseconds per head-less kvfree_rcu() of a 64-byte object: the
+ * queueing, which the series' check is in; the batch is freed after a
+ * grace period, outside the loop.
+ */
+static void bench_kvfree_rcu(void)
+{
+	void **p = vmalloc(array_size(BULK, sizeof(*p)));
+	u64 v[ROUNDS];
+	int r, i;
+
+	if (!p)
+		return;
+	for (r = 0; r < ROUNDS; r++) {
+		u64 t0;
+
+		for (i = 0; i < BULK; i++)
+			p[i] = kmalloc(64, GFP_KERNEL);
+		t0 = ktime_get_ns();
+		for (i = 0; i < BULK; i++)
+			kvfree_rcu_mightsleep(p[i]);
+		v[r] = (ktime_get_ns() - t0) * 1000 / BULK;
+		rcu_barrier();
+	}
+	vfree(p);
+	report("kvfree_rcu", v, "ps");
+}
+
 /* Slab bytes held by MANY live zero-size allocations. */
 static void bench_zero_bytes(void)
 {
@@ -116,6 +219,9 @@ static int __init zero_size_bench_init(void)
 	bench_pair("kmalloc0_kfree", 0);
 	bench_pair("kmalloc8_kfree", 8);
 	bench_kfree_bulk();
+	bench_kfree_bulk_mixed();
+	bench_kmem_cache_free();
+	bench_kvfree_rcu();
 	bench_zero_bytes();
 	pr_info("zsp-bench: done\n");
 	return 0;

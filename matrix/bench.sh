@@ -12,9 +12,13 @@
 #             allocator patch (SLUB's); stage by stage from the timings
 #   peer      the suite built in and run by the tree's own kunit.py
 #             (peer.sh), beside a FRESH=1 patched-slub cell
-#   guest     zero_size_bench.ko in every cell: kmalloc(0)+kfree against
-#             kmalloc(8)+kfree, kfree_bulk() of 1000 objects, slab bytes
-#             held by 10^6 live zero-size allocations
+#   bloat     scripts/bloat-o-meter of vanilla vs patched vmlinux per
+#             allocator: the series' text growth
+#   guest     zero_size_bench.ko in every cell, under QEMU's instruction
+#             count (exact) and TCG's wall clock (noisy): kmalloc(0)+kfree
+#             against kmalloc(8)+kfree, kfree_bulk() of 1000 small and of
+#             1000 mixed-size objects, kmem_cache_free(), kvfree_rcu(),
+#             slab bytes held by 10^6 live zero-size allocations
 # Every run's logs stay under OUT. FLAGs: the Makefile's for zsp.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -143,11 +147,18 @@ main() {
 	# The same suite alone, as kunit.py runs it: no upstream test modules.
 	timed peer_cell_s zsp cell --tree patched --alloc slub --out "$OUT/peer/cell" \
 		--modules zero_size_test "${ZSP_FLAGS[@]}" --fresh
-	log "bench: zero_size_bench.ko, $GUEST_BOOTS boots per cell, interleaved"
+	log "bench: text growth, scripts/bloat-o-meter vanilla vs patched vmlinux"
+	for alloc in $ZSP_ALLOCATORS; do
+		zsp bench bloat "$OUT" "$alloc" "${ZSP_FLAGS[@]}" || true
+	done
+	log "bench: zero_size_bench.ko, $GUEST_BOOTS boots per cell and clock, interleaved"
 	for n in $(seq "$GUEST_BOOTS"); do
-		for alloc in $ZSP_ALLOCATORS; do
-			for tree in $ZSP_TREES; do
-				zsp bench guest "$OUT" "$tree" "$alloc" "$n" "${ZSP_FLAGS[@]}" || true
+		for clock in icount wall; do
+			for alloc in $ZSP_ALLOCATORS; do
+				for tree in $ZSP_TREES; do
+					zsp bench guest "$OUT" "$tree" "$alloc" "$n" --clock "$clock" \
+						"${ZSP_FLAGS[@]}" || true
+				done
 			done
 		done
 	done

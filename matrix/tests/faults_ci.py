@@ -9,7 +9,8 @@ cache: what runs is each job's commands, not a kernel build.
 
 The merged run must equal one run of the same two cells (table,
 results.json rows, exit status), and make export must write kcidb and
-JUnit files from it. A package-install line is not run (no root, no
+JUnit files from it, and its results/latest/index.html must hold the
+grid as headless Chromium reads it. A package-install line is not run (no root, no
 network here): each package it names must be installed already, so
 that what the job installs is what its later lines find.
 
@@ -24,12 +25,14 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import urllib.parse
 from typing import Dict, List
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from tests import ci_jobs  # noqa: E402
 from tests.faults_harness import CACHE, PATCHED, ZSP, run  # noqa: E402
+from tests.test_html_report import CHROMIUM  # noqa: E402
 
 # The two cells of each engine's dry run: one kernel, profile and tree,
 # two allocators, so that the merge has a Z7 row across them to compute.
@@ -136,6 +139,27 @@ class CiDryRun(unittest.TestCase):
 			tests = json.load(f)['tests']
 		self.assertTrue(tests)
 		self.assertEqual({t['status'] for t in tests}, {'PASS'})
+		self.check_report(latest)
+
+	def check_report(self, latest: str) -> None:
+		"""results/latest/index.html of real cells, as headless Chromium
+		reads it: a passing grid cell per passing row, every link resolves
+		in the run."""
+		if not shutil.which(CHROMIUM):
+			self.fail('chromium is not installed: run make deps (apt-get install chromium)')
+		p = subprocess.run([CHROMIUM, '--headless', '--no-sandbox', '--disable-gpu',
+				    f'--user-data-dir={self.tmp}/chromium', '--dump-dom',
+				    'file://' + os.path.realpath(os.path.join(latest, 'index.html'))],
+				   capture_output=True, text=True, timeout=120)
+		self.assertEqual(p.returncode, 0, p.stderr[-2000:])
+		dom = p.stdout
+		passes = sum(1 for r in rows_without_run(latest) if r['status'] == 'pass')
+		self.assertGreater(passes, 0)
+		self.assertEqual(len(re.findall(r'<td class="st-pass"', dom)), passes)
+		hrefs = re.findall(r'href="([^"#]+)"', dom)
+		for href in hrefs:
+			self.assertTrue(os.path.exists(os.path.join(latest, urllib.parse.unquote(href))),
+					href)
 
 	def test_github(self) -> None:
 		# upload-artifact of cells/, download-artifact with

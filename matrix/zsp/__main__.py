@@ -134,7 +134,13 @@ def cmd_copy_tree(args: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
 	if args.what == 'guest':
 		build = CellBuild(pipeline.settings(args), args.tree, args.alloc, args.profile)
-		return bench.guest(args.out, build, args.n)
+		return bench.guest(args.out, build, args.n, args.clock)
+	if args.what == 'bloat':
+		s = pipeline.settings(args)
+		vanilla, patched = (CellBuild(s, t, args.alloc, args.profile) for t in axes.TREES)
+		return bench.bloat(args.out, args.alloc, os.path.join(vanilla.obj, 'vmlinux'),
+				   os.path.join(patched.obj, 'vmlinux'),
+				   os.path.join(vanilla.tree.src, 'scripts', 'bloat-o-meter'))
 	if args.what == 'peer':
 		return bench.peer(args.out, args.alloc)
 	if args.what == 'stages':
@@ -312,6 +318,12 @@ def build_parser() -> argparse.ArgumentParser:
 	g = bsub.add_parser('guest', help='boot the bench module once in one cell')
 	for a in ('out', 'tree', 'alloc', 'n'):
 		g.add_argument(a)
+	g.add_argument('--clock', choices=bench.CLOCKS, default='wall',
+		       help="icount: time in instructions (exact); wall: TCG's clock (noisy)")
+	pipeline.add_settings(g)
+	g = bsub.add_parser('bloat', help='scripts/bloat-o-meter of vanilla vs patched vmlinux')
+	g.add_argument('out')
+	g.add_argument('alloc')
 	pipeline.add_settings(g)
 	g = bsub.add_parser('peer', help="summarise kunit.py's run beside ours")
 	g.add_argument('out')

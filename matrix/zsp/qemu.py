@@ -101,13 +101,23 @@ X86_64 = QemuConfig(arch='x86_64', binary='qemu-system-x86_64',
 		    kernel_image='arch/x86/boot/bzImage', console='ttyS0')
 
 
+# QEMU's instruction counting: the guest's clock advances 2^0 ns per
+# instruction executed, and jumps over idle time (sleep=off), so that a
+# guest's timing is an instruction count the host's load cannot move
+# (make bench). TCG only.
+ICOUNT = ['-icount', 'shift=0,sleep=off']
+
+
 def qemu_command(kernel: str, initrd: str, append: str, config: QemuConfig = X86_64,
-		 guest: Optional[Guest] = None, reset_log: str = '') -> List[str]:
-	"""@reset_log: where QEMU logs CPU resets (reset_reason())."""
-	accel = 'kvm' if kvm_usable() else 'tcg'
+		 guest: Optional[Guest] = None, reset_log: str = '',
+		 icount: bool = False) -> List[str]:
+	"""@reset_log: where QEMU logs CPU resets (reset_reason()).
+	@icount: time the guest in instructions (ICOUNT)."""
+	accel = 'kvm' if kvm_usable() and not icount else 'tcg'
 	g = guest or Guest()
 	memory = g.memory or config.memory
-	return ([config.binary, '-accel', accel, '-m', memory, '-smp', smp_topology(config.smp, g)]
+	return ([config.binary, '-accel', accel] + (ICOUNT if icount else [])
+		+ ['-m', memory, '-smp', smp_topology(config.smp, g)]
 		+ numa_options(memory, g.numa_nodes, config.smp) + list(config.options)
 		+ (['-d', 'cpu_reset', '-D', reset_log] if reset_log else [])
 		+ ['-kernel', kernel, '-initrd', initrd,
@@ -234,11 +244,12 @@ def exit_reason(rc: int) -> str:
 
 
 def boot(kernel: str, initrd: str, log: str, timeout: float,
-	 silence: float, extra_append: str = '', guest: Optional[Guest] = None) -> BootResult:
+	 silence: float, extra_append: str = '', guest: Optional[Guest] = None,
+	 icount: bool = False) -> BootResult:
 	start = time.monotonic()
 	reset_log = os.path.splitext(log)[0] + '.qemu.log'
 	cmd = qemu_command(kernel, initrd, f'{APPEND} {extra_append}'.strip(), guest=guest,
-			   reset_log=reset_log)
+			   reset_log=reset_log, icount=icount)
 	# A profile's kernel may run slower than tiny's (KASAN, lockdep): its
 	# limits stretch by the factor measured for it (axes.Profile).
 	if guest:

@@ -1,0 +1,101 @@
+# SPDX-License-Identifier: GPL-2.0
+"""zsp/bench.py: the report of make bench from recorded guest results.
+Instruction counts (icount) are judged against the targets, wall-clock
+figures are shown without one; a cell whose icount boots disagree by
+more than SPREAD_MAX fails its spread line; bloat-o-meter's totals are
+read as it prints them."""
+
+import contextlib
+import io
+import json
+import os
+import tempfile
+import unittest
+from typing import Dict
+
+from zsp import bench, qemu
+
+BLOAT = '''add/remove: 0/0 grow/shrink: 3/0 up/down: 71/0 (71)
+Function                                     old     new   delta
+kmem_cache_free_bulk                         812     851     +39
+kmem_cache_free                              301     324     +23
+kvfree_call_rcu                              640     649      +9
+Total: Before=2170036, After=2170107, chg +0.00%
+'''
+
+
+def guest(out: str, clock: str, tree: str, alloc: str, n: int,
+	  results: Dict[str, int]) -> None:
+	unit = {'kmem_cache_free': 'ps', 'kvfree_rcu': 'ps', 'kmalloc0_kfree': 'ps',
+		'kmalloc8_kfree': 'ps'}
+	with open(os.path.join(out, f'guest-{clock}-{tree}-{alloc}-{n}.json'), 'w') as f:
+		json.dump({'clock': clock, 'tree': tree, 'allocator': alloc, 'outcome': 'poweroff',
+			   'results': {k: {'median': v, 'min': v, 'max': v, 'unit': unit.get(k, 'ns')}
+				       for k, v in results.items()}}, f)
+
+
+class BenchReportTest(unittest.TestCase):
+	def setUp(self) -> None:
+		self.tmp = tempfile.TemporaryDirectory()
+		self.addCleanup(self.tmp.cleanup)
+		self.out = self.tmp.name
+		with open(os.path.join(self.out, 'pipeline.json'), 'w') as f:
+			json.dump({'cores': '2'}, f)
+		with open(os.path.join(self.out, 'bloat-slub.txt'), 'w') as f:
+			f.write(BLOAT)
+
+	def report(self) -> dict:  # type: ignore[type-arg]
+		with contextlib.redirect_stdout(io.StringIO()) as text:
+			self.assertEqual(bench.report(self.out), 0)
+		self.text = text.getvalue()
+		with open(os.path.join(self.out, 'bench.json')) as f:
+			data: dict = json.load(f)  # type: ignore[type-arg]
+		return data
+
+	def test_icount_ratios_are_judged_wall_ones_are_not(self) -> None:
+		for n in (1, 2):
+			guest(self.out, 'icount', 'vanilla', 'slub', n,
+			      {'kfree_bulk_1000': 100000, 'kmem_cache_free': 90000})
+			guest(self.out, 'icount', 'patched', 'slub', n,
+			      {'kfree_bulk_1000': 101000, 'kmem_cache_free': 95000})
+			guest(self.out, 'wall', 'vanilla', 'slub', n, {'kfree_bulk_1000': 100})
+			guest(self.out, 'wall', 'patched', 'slub', n, {'kfree_bulk_1000': 150})
+		r = self.report()['ratios']
+		bulk = r['icount slub kfree_bulk_1000 patched_over_vanilla']
+		self.assertEqual((bulk['value'], bulk['target']), (1.01, 1.02))
+		free = r['icount slub kmem_cache_free patched_over_vanilla']
+		self.assertGreater(free['value'], free['target'])
+		self.assertIsNone(r['wall slub kfree_bulk_1000 patched_over_vanilla']['target'])
+		self.assertRegex(self.text, r'icount slub kmem_cache_free patched_over_vanilla.*OVER TARGET')
+		self.assertNotRegex(self.text, r'wall slub.*OVER TARGET')
+		self.assertIn('instruction-exact', self.text)
+		self.assertIn('noisy', self.text)
+
+	def test_boots_that_disagree_fail_the_spread(self) -> None:
+		guest(self.out, 'icount', 'patched', 'slab', 1, {'kfree_bulk_1000': 100000})
+		guest(self.out, 'icount', 'patched', 'slab', 2, {'kfree_bulk_1000': 102000})
+		guest(self.out, 'icount', 'patched', 'slob', 1, {'kfree_bulk_1000': 100000})
+		guest(self.out, 'icount', 'patched', 'slob', 2, {'kfree_bulk_1000': 100500})
+		r = self.report()['ratios']
+		self.assertEqual(r['icount patched/slab spread over 2 boots']['value'], 0.02)
+		self.assertEqual(r['icount patched/slob spread over 2 boots']['value'], 0.005)
+		self.assertRegex(self.text, r'patched/slab spread over 2 boots.*OVER TARGET')
+		self.assertNotRegex(self.text, r'patched/slob spread.*OVER TARGET')
+
+	def test_bloat_totals(self) -> None:
+		self.assertEqual(bench.bloat_totals(self.out)['slub'],
+				 {'before': 2170036, 'after': 2170107, 'change_pct': 0.0, 'delta': 71})
+		self.report()
+		self.assertIn('2170036 -> 2170107 bytes', self.text)
+
+
+class IcountCommandTest(unittest.TestCase):
+	def test_icount_is_tcg_with_the_counter(self) -> None:
+		cmd = qemu.qemu_command('k', 'i', 'a', icount=True)
+		self.assertEqual(cmd[cmd.index('-accel') + 1], 'tcg')
+		self.assertEqual(cmd[cmd.index('-icount') + 1], 'shift=0,sleep=off')
+		self.assertNotIn('-icount', qemu.qemu_command('k', 'i', 'a'))
+
+
+if __name__ == '__main__':
+	unittest.main()
