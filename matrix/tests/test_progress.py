@@ -9,7 +9,7 @@ import tempfile
 import time
 import unittest
 
-from zsp import pipeline, progress, results
+from zsp import kernel, pipeline, progress, results
 from zsp.kernel import CellBuild, Settings
 
 KBUILD = '''  SYNC    include/config/auto.conf
@@ -55,7 +55,9 @@ class ProgressTest(unittest.TestCase):
 	def test_total_is_the_biggest_build_of_either_tree(self) -> None:
 		s = Settings(cache=self.tmp.name)
 		vanilla, patched = CellBuild(s, 'vanilla', 'slub'), CellBuild(s, 'patched', 'slub')
-		self.assertIsNone(patched.expected_objects())
+		# A cache's first build: the count recorded in the repository.
+		self.assertEqual(patched.expected_objects(), kernel.recorded_objects('6.1', 'tiny', 'slub'))
+		self.assertIsNotNone(patched.expected_objects())
 		os.makedirs(vanilla.obj)
 		os.makedirs(patched.obj)
 		vanilla.record_objects(2000)
@@ -67,6 +69,18 @@ class ProgressTest(unittest.TestCase):
 		self.assertEqual(vanilla.expected_objects(), 2100)
 
 
+class RecordedObjectsTest(unittest.TestCase):
+	def test_exact_then_the_kernel_and_profiles_largest(self) -> None:
+		with tempfile.NamedTemporaryFile('w', suffix='.txt') as f:
+			f.write('# kernel profile allocator objects\n6.1 tiny slab 700\n'
+				'6.1 tiny slub 720\n6.1 debug slub 2000\n')
+			f.flush()
+			self.assertEqual(kernel.recorded_objects('6.1', 'tiny', 'slab', f.name), 700)
+			self.assertEqual(kernel.recorded_objects('6.1', 'tiny', 'slob', f.name), 720)
+			self.assertIsNone(kernel.recorded_objects('6.12', 'tiny', 'slub', f.name))
+			self.assertIsNone(kernel.recorded_objects('6.1', 'tiny', 'slub', '/nonexistent'))
+
+
 class CellSummaryTest(unittest.TestCase):
 	def test_one_line_per_cell(self) -> None:
 		with tempfile.TemporaryDirectory() as out:
@@ -75,8 +89,25 @@ class CellSummaryTest(unittest.TestCase):
 			with open(os.path.join(out, 'timings'), 'w') as f:
 				f.write('config 1.5\nkernel 100.25\nboot 20.0\n')
 			self.assertEqual(pipeline.summary(out), '2 pass, 1 crash; 2 boots, 122 s')
+			with open(os.path.join(out, kernel.CCACHE_FILE), 'w') as f:
+				f.write('814 826\n')
+			self.assertEqual(pipeline.summary(out),
+					 '2 pass, 1 crash; 2 boots, 122 s, ccache 98% of 826')
 			os.unlink(os.path.join(out, 'cell.json'))
 			self.assertTrue(pipeline.summary(out).startswith('no results'))
+
+
+class CcacheTest(unittest.TestCase):
+	def test_hits_of_one_build(self) -> None:
+		before = {'direct_cache_hit': 10, 'preprocessed_cache_hit': 2, 'cache_miss': 5}
+		after = {'direct_cache_hit': 810, 'preprocessed_cache_hit': 16, 'cache_miss': 17}
+		self.assertEqual(kernel.ccache_hits(before, after), (814, 826))
+
+	def test_stats_are_read_from_ccache(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			stats = kernel.ccache_stats(d)
+		self.assertIn('cache_miss', stats)
+		self.assertIn('direct_cache_hit', stats)
 
 
 if __name__ == '__main__':

@@ -324,6 +324,56 @@ def wanted(fragments: List[str]) -> Dict[str, str]:
 	return want
 
 
+# A kernel build's ccache hits and compiler calls, in the cell's directory.
+CCACHE_FILE = 'ccache'
+
+
+def ccache_stats(ccache_dir: str) -> Dict[str, int]:
+	"""ccache's counters (ccache --print-stats: "name<TAB>value")."""
+	p = subprocess.run(['ccache', '--print-stats'], capture_output=True, text=True,
+			   env=dict(os.environ, CCACHE_DIR=ccache_dir))
+	out: Dict[str, int] = {}
+	for line in p.stdout.splitlines():
+		name, _, value = line.partition('\t')
+		if value.strip().isdigit():
+			out[name] = int(value)
+	return out
+
+
+def ccache_hits(before: Dict[str, int], after: Dict[str, int]) -> Tuple[int, int]:
+	"""(hits, cacheable calls) between two readings: one build's, as
+	builds run one at a time."""
+	def delta(name: str) -> int:
+		return after.get(name, 0) - before.get(name, 0)
+	hits = delta('direct_cache_hit') + delta('preprocessed_cache_hit')
+	return hits, hits + delta('cache_miss')
+
+
+BUILD_OBJECTS = os.path.join(axes.MATRIX, 'build-objects.txt')
+
+
+def recorded_objects(kernel: str, profile: str, alloc: str,
+		     path: str = BUILD_OBJECTS) -> Optional[int]:
+	"""The cell's count in BUILD_OBJECTS, else the largest of its kernel
+	and profile; None if it has neither."""
+	exact, same = None, []
+	try:
+		with open(path) as f:
+			for line in f:
+				fields = line.split()
+				if len(fields) != 4 or line.startswith('#'):
+					continue
+				if fields[:2] == [kernel, profile]:
+					same.append(int(fields[3]))
+					if fields[2] == alloc:
+						exact = int(fields[3])
+	except (OSError, ValueError):
+		return None
+	if exact is not None:
+		return exact
+	return max(same) if same else None
+
+
 class CellBuild:
 	"""The build side of one cell: (tree, allocator) in one kernel and
 	profile. Owns the cell's paths and its config/kernel/module/initramfs
@@ -467,9 +517,16 @@ class CellBuild:
 		       # pays off across trees; the timestamp would defeat it.
 		       'KBUILD_BUILD_TIMESTAMP': os.environ.get('KBUILD_BUILD_TIMESTAMP', 'zsp'),
 		       'KBUILD_BUILD_USER': 'zsp', 'KBUILD_BUILD_HOST': 'zsp'}
+		before = ccache_stats(env['CCACHE_DIR'])
 		with BuildProgress(self.name, log_file, self.expected_objects()):
 			p = run(['make', '-C', self.tree.src, f'O={self.obj}', f'-j{self.s.jobs}',
 				 'CC=ccache gcc', 'bzImage', 'modules'], env=env, log_file=log_file)
+		hits, calls = ccache_hits(before, ccache_stats(env['CCACHE_DIR']))
+		# Beside the build log: the cell's summary line reads it.
+		with open(os.path.join(os.path.dirname(log_file), CCACHE_FILE), 'w') as f:
+			f.write(f'{hits} {calls}\n')
+		log(f'{self.name}: kernel: ccache {hits}/{calls} hits'
+		    + (f' ({100 * hits // calls}%)' if calls else ''))
 		if p.returncode:
 			why = first_error(p.stdout, 'error:')
 			if 'error:' not in why:
@@ -485,7 +542,8 @@ class CellBuild:
 	def expected_objects(self) -> Optional[int]:
 		"""How many objects a whole build of this cell compiles, as the
 		biggest build of it, or of the same cell of the other tree, counted
-		(a total for the progress line); None before the first."""
+		(a total for the progress line); before the first, as counted on
+		another machine (BUILD_OBJECTS); None where neither knows."""
 		counts = []
 		for t in ('vanilla', 'patched'):
 			path = os.path.join(Tree(self.s, t).src, os.path.basename(self.obj), self.OBJECTS)
@@ -494,7 +552,9 @@ class CellBuild:
 					counts.append(int(f.read()))
 			except (OSError, ValueError):
 				pass
-		return max(counts) if counts else None
+		if counts:
+			return max(counts)
+		return recorded_objects(self.s.kernel, self.profile.name, self.alloc)
 
 	def record_objects(self, n: int) -> None:
 		"""Keeps the count of the biggest build: an incremental one

@@ -25,7 +25,7 @@ from types import FrameType
 from typing import List, Optional, Sequence, Tuple
 
 from . import axes, console, lock, qemu, runner, table
-from .kernel import CellBuild, Settings, Tree, default_jobs
+from .kernel import CCACHE_FILE, CellBuild, Settings, Tree, default_jobs
 from .kernel_errors import KernelError
 from .progress import log
 from .results import SchemaError, load_json
@@ -124,6 +124,13 @@ def summary(out: str) -> str:
 		pass
 	boots = len(cell['boots'])
 	reused = ', results reused' if cell.get('reused_from') else ''
+	try:
+		with open(os.path.join(out, CCACHE_FILE)) as f:
+			hits, calls = (int(x) for x in f.read().split())
+		if calls:
+			reused += f', ccache {100 * hits // calls}% of {calls}'
+	except (OSError, ValueError):
+		pass
 	return (f"{', '.join(parts) or 'no results'}; {boots} boot{'s' if boots != 1 else ''}, "
 		f'{seconds:.0f} s{reused}')
 
