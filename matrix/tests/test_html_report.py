@@ -138,6 +138,18 @@ class HtmlReportTest(unittest.TestCase):
 		self.assertEqual(text.count('<td class="st-removed">removed</td>'),
 				 2 * (len(STATUSES) + 1))
 
+	def test_series_check_and_bench_tables(self) -> None:
+		"""A series-check run's table and a bench run's, escaped, under
+		their headings; a run without them has neither."""
+		self.assertNotIn('<h2>Every prefix', html_report.render(self.run_dir))
+		for name, heading in html_report.EXTRA_TABLES:
+			with open(os.path.join(self.run_dir, name), 'w') as f:
+				f.write(f'{name} table: slub 61/61 <ok> & done\n')
+		text = html_report.render(self.run_dir)
+		for name, heading in html_report.EXTRA_TABLES:
+			self.assertIn(heading, text)
+			self.assertIn(f'{name} table: slub 61/61 &lt;ok&gt; &amp; done', text)
+
 	def chromium(self, *args: str) -> str:
 		if not shutil.which(CHROMIUM):
 			self.fail('chromium is not installed: run make deps (apt-get install chromium)')
