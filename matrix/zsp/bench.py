@@ -122,8 +122,9 @@ def peer(out: str, alloc: str) -> int:
 
 
 def bloat(out: str, alloc: str, vanilla: str, patched: str, tool: str) -> int:
-	"""scripts/bloat-o-meter of two vmlinux: the series' growth, by symbol."""
-	p = subprocess.run([tool, vanilla, patched], capture_output=True, text=True)
+	"""scripts/bloat-o-meter -t of two vmlinux: the series' text growth,
+	by function."""
+	p = subprocess.run([tool, '-t', vanilla, patched], capture_output=True, text=True)
 	with open(os.path.join(out, f'bloat-{alloc}.txt'), 'w') as f:
 		f.write(p.stdout + p.stderr)
 	return p.returncode

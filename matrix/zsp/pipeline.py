@@ -150,7 +150,7 @@ def prepare(build: CellBuild, out: str) -> bool:
 	a step fails. Each step's time goes to out/timings for make bench."""
 	name = build.name
 	os.makedirs(out, exist_ok=True)
-	for f in ('error', 'timings'):
+	for f in ('error', 'timings', CCACHE_FILE):
 		try:
 			os.unlink(os.path.join(out, f))
 		except FileNotFoundError:
