@@ -26,7 +26,7 @@ import sys
 import tempfile
 import unittest
 import urllib.parse
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -81,10 +81,16 @@ class CiDryRun(unittest.TestCase):
 	one: str		# the run of CELLS on one machine
 	one_rc: int
 	one_log: str
+	# A cell job's lines -> the checkout it ran in: a job of the other
+	# engine with the very same lines is not run again (GitHub's and
+	# GitLab's cell jobs are one make line each, the same one); its
+	# artifact is that checkout's.
+	ran: Dict[Tuple[str, ...], str]
 
 	@classmethod
 	def setUpClass(cls) -> None:
 		cls.tmp = tempfile.mkdtemp()
+		cls.ran = {}
 		# One run of the same cells, as one machine would run them.
 		cls.one = os.path.join(cls.tmp, 'one')
 		r = run(ZSP + ['run', cls.one, '--cache', CACHE, '--trees', 'patched',
@@ -129,9 +135,12 @@ class CiDryRun(unittest.TestCase):
 		merge_dir = os.path.join(top, 'merge')
 		checkout(merge_dir)
 		for i, job in enumerate(cells):
-			workdir = os.path.join(top, f'cell-{i}')
-			checkout(workdir)
-			self.run_job(job, workdir)
+			workdir = self.ran.get(tuple(job.lines), '')
+			if not workdir:
+				workdir = os.path.join(top, f'cell-{i}')
+				checkout(workdir)
+				self.run_job(job, workdir)
+				self.ran[tuple(job.lines)] = workdir
 			for src, dst in carry.items():
 				shutil.copytree(os.path.join(workdir, src), os.path.join(merge_dir, dst),
 						dirs_exist_ok=True)
