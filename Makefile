@@ -150,8 +150,10 @@ export:
 	@$(ZSP) export $(or $(RUN),$(RESULTS)/latest)$(if $(PATCHES), --patches $(abspath $(PATCHES)))
 
 # Cells of several runs (CI jobs, other machines or caches) as one run.
+# RUNS may hold newlines (RUNS="$$(ls -d ...)", as the CI files give it):
+# strip makes them spaces, else each would end the recipe's shell line.
 merge:
-	@mkdir -p $(RESULTS); rc=0; $(ZSP) merge $(RESULTS)/merge-$(RUN_ID) $(RUNS) || rc=$$?; \
+	@mkdir -p $(RESULTS); rc=0; $(ZSP) merge $(RESULTS)/merge-$(RUN_ID) $(strip $(RUNS)) || rc=$$?; \
 	if [ -d $(RESULTS)/merge-$(RUN_ID) ]; then ln -sfn merge-$(RUN_ID) $(RESULTS)/latest; fi; \
 	exit $$rc
 
