@@ -102,12 +102,12 @@ static void bench_pair(const char *name, size_t size)
 }
 
 /*
- * Nanoseconds per kfree_bulk() of BULK 64-byte objects: the fastest of
+ * Nanoseconds per kfree_bulk() of BULK objects of size(i): the fastest of
  * BULK_ROUNDS calls, per round. A call takes ~0.1 ms under TCG, and one
  * cut by the host's scheduler (4 ms slices, with QEMU's other threads on
  * two cores) would swamp the difference sought; the fastest call was not.
  */
-static void bench_kfree_bulk(void)
+static void bench_kfree_bulk(const char *name, size_t (*size)(int i))
 {
 	void **p = vmalloc(array_size(BULK, sizeof(*p)));
 	u64 v[ROUNDS];
@@ -121,7 +121,7 @@ static void bench_kfree_bulk(void)
 		for (k = 0; k < BULK_ROUNDS; k++) {
 			u64 t0;
 
-			if (!fill(p, BULK, small))
+			if (!fill(p, BULK, size))
 				goto out;
 			t0 = ktime_get_ns();
 			kfree_bulk(BULK, p);
@@ -129,39 +129,7 @@ static void bench_kfree_bulk(void)
 		}
 		v[r] = best;
 	}
-	report("kfree_bulk_1000", v, "ns");
-out:
-	vfree(p);
-}
-
-/*
- * kfree_bulk() of BULK objects of sizes 8 to 4096, interleaved: every
- * object starts a new detached freelist in SLUB (its neighbour is of
- * another cache), the bulk path's costliest case.
- */
-static void bench_kfree_bulk_mixed(void)
-{
-	void **p = vmalloc(array_size(BULK, sizeof(*p)));
-	u64 v[ROUNDS];
-	int r, k;
-
-	if (!p)
-		return;
-	for (r = 0; r < ROUNDS; r++) {
-		u64 best = U64_MAX;
-
-		for (k = 0; k < BULK_ROUNDS; k++) {
-			u64 t0;
-
-			if (!fill(p, BULK, mixed))
-				goto out;
-			t0 = ktime_get_ns();
-			kfree_bulk(BULK, p);
-			best = min(best, ktime_get_ns() - t0);
-		}
-		v[r] = best;
-	}
-	report("kfree_bulk_mixed_1000", v, "ns");
+	report(name, v, "ns");
 out:
 	vfree(p);
 }
@@ -259,8 +227,12 @@ static int __init zero_size_bench_init(void)
 {
 	bench_pair("kmalloc0_kfree", 0);
 	bench_pair("kmalloc8_kfree", 8);
-	bench_kfree_bulk();
-	bench_kfree_bulk_mixed();
+	bench_kfree_bulk("kfree_bulk_1000", small);
+	/*
+	 * Every object of another kmalloc cache than its neighbour: each one
+	 * starts a new detached freelist in SLUB, the bulk path's costliest case.
+	 */
+	bench_kfree_bulk("kfree_bulk_mixed_1000", mixed);
 	bench_kmem_cache_free();
 	bench_zero_bytes();
 	bench_kvfree_rcu();
