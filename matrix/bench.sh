@@ -10,6 +10,8 @@
 #             (unchanged cells reused) and with FRESH=1 (kbuild and every
 #             boot); a rerun of the patched cells after an edit of one
 #             allocator patch (SLUB's); stage by stage from the timings
+#   bisect    make bisect CASE= over a planted bad SLUB patch, and the
+#             same bisect booting the whole suite at each step (before)
 #   peer      the suite built in and run by the tree's own kunit.py
 #             (peer.sh), beside a FRESH=1 patched-slub cell
 #   bloat     scripts/bloat-o-meter of vanilla vs patched vmlinux per
@@ -101,6 +103,27 @@ edit_slub_patch() {
 	grep -q 'As kfree() does' "$dir/$p" || die "bench: cannot edit $p"
 }
 
+# bisect_pair: make bisect CASE= over a planted bad SLUB patch, as users
+# bisect (only that case boots), against the same bisect booting the
+# whole suite at each step (as before CASE= booted one case).
+bisect_pair() {
+	local tmp good case mode
+	local -a extra
+	tmp=$(mktemp -d)
+	read -r good case < <(zsp bench plant "$tmp/series" "${ZSP_FLAGS[@]}")
+	for mode in case boot_all; do
+		extra=()
+		[ "$mode" = case ] || extra=(--boot-all)
+		log "bench: bisect slub CASE=$case from $good ($mode)"
+		timed "bisect_${mode}_s" zsp bisect "$OUT/bisect-$mode" --alloc slub \
+			--good "$good" --case "$case" "${extra[@]}" "${ZSP_FLAGS[@]}" \
+			--patches "$tmp/series"
+		zsp bench record "$PIPE" "bisect_${mode}_answer" \
+			--value "$(tail -n 1 "$OUT/bisect_${mode}_s.log" | sed 's/; logs: .*//')"
+	done
+	rm -rf "$tmp"
+}
+
 main() {
 	OUT=$1
 	GUEST_BOOTS=${3:?usage: bench.sh OUT COLD GUEST_BOOTS BEFORE FLAG...}
@@ -140,6 +163,7 @@ main() {
 	timed slub_patch_edit_rerun_s matrix_run "$OUT/edit" --trees patched --patches "$tmp"
 	stages slub_patch_edit_stages_s "$OUT/edit"
 	rm -rf "$tmp"
+	bisect_pair
 	zsp tree patched "${ZSP_FLAGS[@]}" >/dev/null
 	log "bench: peer, kunit.py run --arch=x86_64 beside a FRESH=1 cell (slub)"
 	"$ZSP_ROOT/matrix/peer.sh" slub "$OUT/peer" "${ZSP_FLAGS[@]}" || true

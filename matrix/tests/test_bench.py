@@ -88,6 +88,17 @@ class BenchReportTest(unittest.TestCase):
 		self.report()
 		self.assertIn('2170036 -> 2170107 bytes', self.text)
 
+	def test_bisect_ratio_only_when_both_named_the_same_patch(self) -> None:
+		answer = 'first bad patch on slub for z2_kfree_bulk_sentinels: slub/0004a'
+		pipe = {'bisect_case_s': 100.0, 'bisect_boot_all_s': 400.0,
+			'bisect_case_answer': answer, 'bisect_boot_all_answer': answer}
+		self.assertEqual(bench.bisect_ratio(pipe)['bisect CASE= over whole-suite boots'],
+				 {'value': 0.25, 'target': None})
+		for wrong in ('first bad patch on slub: slub/0006', 'error: GOOD=x is not good'):
+			self.assertEqual(bench.bisect_ratio({**pipe, 'bisect_boot_all_answer': wrong}), {})
+		self.assertEqual(bench.bisect_ratio({**pipe, 'bisect_case_answer': 'error: x',
+						     'bisect_boot_all_answer': 'error: x'}), {})
+
 
 class IcountCommandTest(unittest.TestCase):
 	def test_icount_is_tcg_with_the_counter(self) -> None:

@@ -178,6 +178,26 @@ class BisectStepTest(unittest.TestCase):
 				commits.suite_cell(Settings(cache=d), args, 'slob', d)
 		self.assertEqual(seen, ['z2_kfree', ''])
 
+	def test_boot_all_boots_the_suite_and_reaches_the_step(self) -> None:
+		"""--boot-all (make bench's before) keeps the case's verdict but
+		boots every case, at each step git bisect run calls."""
+		seen = []
+
+		def cell(_s: Settings, a: argparse.Namespace) -> int:
+			seen.append(a.only)
+			return 0
+		args = argparse.Namespace(alloc='slob', case='z2_kfree', profile='tiny', boot_all=True,
+					  run='r', timeout=1, silence=1, max_boots=1)
+		with tempfile.TemporaryDirectory() as d, \
+		     mock.patch.object(commits.pipeline, 'cell', side_effect=cell):
+			commits.suite_cell(Settings(cache=d), args, 'slob', d)
+			argv = commits.step_argv(Settings(cache=d), args)
+		self.assertEqual(seen, [''])
+		self.assertIn('--boot-all', argv)
+		self.assertEqual(argv[argv.index('--case') + 1], 'z2_kfree')
+		args.boot_all = False
+		self.assertNotIn('--boot-all', commits.step_argv(Settings(cache='c'), args))
+
 	def test_boot_passes_only_to_the_runner(self) -> None:
 		build = mock.MagicMock(bzimage='bz', initramfs='i', gen_init_cpio='g',
 				       kunit_tool='k', alloc='slob', not_available=[])

@@ -143,6 +143,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 				   os.path.join(vanilla.tree.src, 'scripts', 'bloat-o-meter'))
 	if args.what == 'peer':
 		return bench.peer(args.out, args.alloc)
+	if args.what == 'plant':
+		print(commits.plant_bad(pipeline.settings(args).patches, args.dest), commits.BAD_CASE)
+		return 0
 	if args.what == 'stages':
 		print(json.dumps(bench.stage_times(args.out)))
 		return 0
@@ -269,12 +272,16 @@ def build_parser() -> argparse.ArgumentParser:
 			help='a patch file name, "base" or a commit (GOOD=; default: %(default)s)')
 	sp.add_argument('--bad', default='', help='the same (BAD=; default: the last patch)')
 	sp.add_argument('--case', default='', help='judge this case only (CASE=)')
+	sp.add_argument('--boot-all', action='store_true',
+			help='with --case, still boot the whole suite at each step (as before '
+			'CASE= booted one case; for make bench\'s before/after)')
 	pipeline.add_settings(sp)
 	pipeline.add_limits(sp)
 	sp = add('bisect-step', cmd_bisect_step, 'one step of git bisect run at the patched '
 		 f'tree\'s HEAD: exit 0 good, 1 bad, {pipeline.CANNOT_TEST} cannot test')
 	sp.add_argument('--alloc', required=True, help='the allocator')
 	sp.add_argument('--case', default='', help='judge this case only')
+	sp.add_argument('--boot-all', action='store_true', help='boot the whole suite all the same')
 	sp.add_argument('--run', required=True, help="the bisect's run directory")
 	pipeline.add_settings(sp)
 	pipeline.add_limits(sp)
@@ -328,6 +335,10 @@ def build_parser() -> argparse.ArgumentParser:
 	g = bsub.add_parser('peer', help="summarise kunit.py's run beside ours")
 	g.add_argument('out')
 	g.add_argument('alloc')
+	g = bsub.add_parser('plant', help='a copy of the series with the planted bad SLUB '
+			    'patch (for timing bisect); prints the fix it takes back and the case it breaks')
+	g.add_argument('dest', help='the new series directory')
+	pipeline.add_settings(g)
 	bsub.add_parser('stages', help="a run's per-stage times as JSON").add_argument('out')
 	bsub.add_parser('report', help='bench.json and the table').add_argument('out')
 	bsub.add_parser('elapsed', help='seconds since a $EPOCHREALTIME reading').add_argument('since')

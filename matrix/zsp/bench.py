@@ -206,6 +206,18 @@ def spread_checks(guests: Dict[Tuple[str, str, str], Dict[str, Row]]) -> Dict[st
 	return out
 
 
+def bisect_ratio(pipe: Row) -> Dict[str, Row]:
+	"""The CASE= bisect's time over the whole-suite one's, when both
+	named the same first bad patch (else the times compare nothing)."""
+	case, every = pipe.get('bisect_case_s'), pipe.get('bisect_boot_all_s')
+	answer = pipe.get('bisect_case_answer', '')
+	if not (case and every and answer.startswith('first bad patch')
+		and answer == pipe.get('bisect_boot_all_answer')):
+		return {}
+	return {'bisect CASE= over whole-suite boots': {'value': round(case / every, 3),
+							 'target': None}}
+
+
 def peer_summary(out: str) -> Row:
 	"""kunit.py's runs beside the FRESH=1 cell: times, ratio, verdicts."""
 	try:
@@ -288,6 +300,7 @@ def report(out: str) -> int:
 	for k in ('warm_rerun_s', 'cold_matrix_s'):
 		if isinstance(pipe.get(k), (int, float)):
 			ratios[k] = {'value': round(pipe[k], 1), 'target': TARGETS[k]}
+	ratios.update(bisect_ratio(pipe))
 	peer_data = peer_summary(out)
 	if peer_data.get('cell_over_kunit_py'):
 		ratios['slub cell FRESH=1 over kunit.py rerun'] = {

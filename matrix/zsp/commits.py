@@ -12,6 +12,7 @@ the commit changed is rebuilt.
 import argparse
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -62,11 +63,35 @@ def suite_cell(s: Settings, args: argparse.Namespace, alloc: str, out: str) -> i
 	"""The suite alone in one cell of the patched tree as checked out."""
 	cell_args = argparse.Namespace(**{**vars(args), 'tree': 'patched', 'alloc': alloc,
 					  'out': out, 'modules': results.SUITE_MODULE,
-					  'only': getattr(args, 'case', '')})
+					  'only': '' if getattr(args, 'boot_all', False)
+					  else getattr(args, 'case', '')})
 	return pipeline.cell(s, cell_args)
 
 
 # -- bisect -------------------------------------------------------------------
+
+# A planted bad patch, for the harness's own checks of bisect (make test)
+# and its timing (make bench): it breaks kfree_bulk() of sentinels on
+# SLUB only, right after the SLUB fix.
+BAD_PATCH = os.path.join(axes.MATRIX, 'tests', 'data', 'bad-slub-bulk-free.patch')
+BAD_NAME = '0004a-bad-slub-bulk-free.patch'
+# The first case BAD_PATCH breaks: what CASE= names to find it.
+BAD_CASE = 'z2_kfree_bulk_sentinels'
+
+
+def plant_bad(patches: str, dest: str) -> str:
+	"""A copy of the series in dest with BAD_PATCH right after the (first)
+	SLUB patch, the fix it takes back; returns that fix's series entry."""
+	shutil.copytree(patches, dest, dirs_exist_ok=True)
+	with open(os.path.join(dest, 'series')) as f:
+		lines = f.read().splitlines()
+	good = next(line.strip() for line in lines if line.startswith('slub/'))
+	shutil.copyfile(BAD_PATCH, os.path.join(dest, 'slub', BAD_NAME))
+	lines.insert(lines.index(good) + 1, f'slub/{BAD_NAME}')
+	with open(os.path.join(dest, 'series'), 'w') as f:
+		f.write('\n'.join(lines) + '\n')
+	return good
+
 
 def verdict_of(cell_json: str, case: str) -> int:
 	"""git bisect run's answer for a built and booted cell: 0 good, 1 bad."""
@@ -120,7 +145,7 @@ def step_argv(s: Settings, args: argparse.Namespace) -> List[str]:
 	argv = [sys.executable, '-m', 'zsp', 'bisect-step', '--alloc', args.alloc,
 		'--case', args.case, '--run', args.run, '--profile', args.profile,
 		'--timeout', str(args.timeout), '--silence', str(args.silence),
-		'--max-boots', str(args.max_boots)]
+		'--max-boots', str(args.max_boots)] + (['--boot-all'] if getattr(args, 'boot_all', False) else [])
 	return argv + pipeline.settings_argv(s)
 
 

@@ -29,7 +29,6 @@ import contextlib
 import dataclasses
 import os
 import shlex
-import shutil
 import sys
 import tempfile
 import time
@@ -54,10 +53,6 @@ SETTINGS_ENV = 'ZSP_TEST_SETTINGS'
 # make matrix PROFILE=distro (or debug, leak, all) runs them.
 PATCHED_PROFILES: Tuple[Tuple[str, str], ...] = ()
 STAGES = ('selftest', 'check', 'matrix', 'baseline', 'faults', 'bisect', 'mutants')
-# The planted bad patch of the bisect stage: it breaks kfree_bulk() of
-# sentinels on SLUB only, right after the SLUB fix.
-BAD_PATCH = os.path.join(axes.MATRIX, 'tests', 'data', 'bad-slub-bulk-free.patch')
-BAD_NAME = '0004a-bad-slub-bulk-free.patch'
 
 
 @dataclass
@@ -167,20 +162,13 @@ class Stages:
 			return unittests('faults_*.py')
 
 	def bisect(self) -> Count:
-		"""A copy of the series with BAD_PATCH after the SLUB fix: bisecting
+		"""A copy of the series with commits.BAD_PATCH after the SLUB fix: bisecting
 		SLUB from the SLUB fix to the tip must name it; SLAB over the same
 		range must find nothing bad."""
 		with tempfile.TemporaryDirectory() as tmp:
-			shutil.copytree(self.s.patches, tmp, dirs_exist_ok=True)
-			with open(os.path.join(tmp, 'series')) as f:
-				lines = f.read().splitlines()
-			good = next(line.strip() for line in lines if line.startswith('slub/'))
-			shutil.copyfile(BAD_PATCH, os.path.join(tmp, 'slub', BAD_NAME))
-			lines.insert(lines.index(good) + 1, f'slub/{BAD_NAME}')
-			with open(os.path.join(tmp, 'series'), 'w') as f:
-				f.write('\n'.join(lines) + '\n')
+			good = commits.plant_bad(self.s.patches, tmp)
 			s = dataclasses.replace(self.s, patches=tmp)
-			want = {'slub': f'first bad patch on slub: slub/{BAD_NAME} ',
+			want = {'slub': f'first bad patch on slub: slub/{commits.BAD_NAME} ',
 				'slab': 'nothing in '}
 			verdicts = []
 			for alloc, start in want.items():
