@@ -160,6 +160,27 @@ with mock.patch.object(commits.Tree, 'prepare', return_value=''):
 		self.assertEqual(args.run, os.path.join(self.tmp.name, 'rel', 'run'))
 
 
+class PlantBadTest(unittest.TestCase):
+
+	def test_the_bad_patch_follows_the_slub_fix_in_a_copy(self) -> None:
+		"""make test's bisect stage and make bench plant the same patch:
+		right after the SLUB fix it takes back, the real series untouched."""
+		src = Settings(cache='c').patches
+		with open(os.path.join(src, 'series')) as f:
+			before = f.read()
+		with tempfile.TemporaryDirectory() as d:
+			good = commits.plant_bad(src, d)
+			entries = series.entries(d)
+			self.assertTrue(good.startswith('slub/'))
+			self.assertEqual(entries[entries.index(good) + 1], f'slub/{commits.BAD_NAME}')
+			self.assertEqual(len(entries), len(series.entries(src)) + 1)
+			with open(os.path.join(d, 'slub', commits.BAD_NAME)) as f:
+				self.assertIn('build_detached_freelist', f.read())
+		with open(os.path.join(src, 'series')) as f:
+			self.assertEqual(f.read(), before)
+		self.assertIn(commits.BAD_CASE, runner.source_cases())
+
+
 class BisectStepTest(unittest.TestCase):
 
 	def test_a_step_with_case_boots_that_case_only(self) -> None:
