@@ -3,11 +3,17 @@
 lines of two cell jobs and of the merge job of each engine, in order,
 each job in a checkout of its own with its own results, the artifacts
 carried between them as the engine carries them. test_ci.py checks the
-same lines as text; this runs them. The cells are the matrix stage's
-(make test runs this after it), so their results are reused from the
-cache: what runs is each job's commands, not a kernel build.
+same lines as text; this runs them. The two cell jobs run in two
+caches, as on two machines: the first on a runner that ran the cell
+before (make test's cache, where the matrix stage did: its result is
+reused), the second as on a fresh runner, in its checkout's build/
+(make's default CACHE), empty but for the ccache its engine restores
+(here a copy of make test's): it unpacks and patches its tree, builds
+its kernel (ccache hits) and boots. (Both fresh cost 7 more minutes of
+make test, which CI's 90 cannot spare.)
 
-The merged run must equal one run of the same two cells (table,
+The merged run must equal one run of the same two cells on one machine
+(make test's cache, where the matrix stage ran them: table,
 results.json rows, exit status), and make export must write kcidb and
 JUnit files from it, and its results/latest/index.html must hold the
 grid as headless Chromium reads it. A package-install line is not run (no root, no
@@ -17,6 +23,7 @@ that what the job installs is what its later lines find.
 Run: cd matrix && python3 -m unittest discover -s tests -t . -p 'faults_ci.py'
 """
 
+import glob
 import json
 import os
 import re
@@ -103,25 +110,42 @@ class CiDryRun(unittest.TestCase):
 	def tearDownClass(cls) -> None:
 		shutil.rmtree(cls.tmp)
 
-	def run_job(self, job: ci_jobs.Job, workdir: str) -> None:
+	def run_job(self, job: ci_jobs.Job, workdir: str, fresh_runner: bool = False) -> None:
 		"""The job's lines in order, in its checkout, as its engine's
-		shell would (bash -e -c, one line at a time)."""
+		shell would (bash -e -c, one line at a time). On a fresh runner
+		the cache is the checkout's (no CACHE, no CCACHE_DIR)."""
 		# The job's make is a make of its own: nothing of make test's
 		# command line (FRESH=, JOBS=) reaches it through MAKEFLAGS.
-		env = {'CACHE': CACHE, 'MAKEFLAGS': '', 'MAKELEVEL': '', 'MFLAGS': ''}
+		env = {k: v for k, v in os.environ.items() if k not in ('CACHE', 'CCACHE_DIR')}
+		env.update(MAKEFLAGS='', MAKELEVEL='', MFLAGS='')
+		if not fresh_runner:
+			env['CACHE'] = CACHE
+		elif os.path.isdir(os.path.join(CACHE, 'ccache')):
+			# actions/cache (GitLab: cache:) restores the ccache.
+			shutil.copytree(os.path.join(CACHE, 'ccache'),
+					os.path.join(workdir, 'build', 'ccache'))
 		for line in job.lines:
 			m = INSTALL.search(line)
 			if m:
 				missing = [p for p in m.group(1).split() if not installed(p)]
 				self.assertEqual(missing, [], f'{job.engine} {job.name}: {line}')
 				continue
-			r = run(['bash', '-e', '-c', line], env=env, timeout=1800, cwd=workdir)
+			r = subprocess.run(['bash', '-e', '-c', line], env=env, timeout=1800,
+					   cwd=workdir, text=True, capture_output=True)
 			if job.name == 'merge' and line.startswith('make merge'):
 				self.assertEqual(r.returncode, self.one_rc,
 						 f'{job.engine} merge: {line}\n{r.stdout}{r.stderr}')
 			else:
 				self.assertEqual(r.returncode, 0, f'{job.engine} {job.name}: {line}\n'
 						 f'{r.stdout[-2000:]}{r.stderr[-2000:]}')
+		if fresh_runner:
+			# Its own tree, built and booted: nothing reused.
+			self.assertTrue(os.path.isdir(os.path.join(workdir, 'build', 'src', 'patched',
+								   '.git')))
+			tables = glob.glob(os.path.join(workdir, 'cells', '*', '[0-9]*', 'table.txt'))
+			self.assertEqual(len(tables), 1, tables)
+			with open(tables[0]) as f:
+				self.assertIsNone(REUSED_NOTE.search(f.read()), tables[0])
 
 	def dry_run(self, engine: str, jobs: List[ci_jobs.Job], carry: Dict[str, str]) -> str:
 		"""Two cell jobs, then the merge job; carry maps the cell job's
@@ -139,7 +163,7 @@ class CiDryRun(unittest.TestCase):
 			if not workdir:
 				workdir = os.path.join(top, f'cell-{i}')
 				checkout(workdir)
-				self.run_job(job, workdir)
+				self.run_job(job, workdir, fresh_runner=i == 1)
 				self.ran[tuple(job.lines)] = workdir
 			for src, dst in carry.items():
 				shutil.copytree(os.path.join(workdir, src), os.path.join(merge_dir, dst),
