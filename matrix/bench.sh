@@ -105,7 +105,9 @@ edit_slub_patch() {
 
 # bisect_pair: make bisect CASE= over a planted bad SLUB patch, as users
 # bisect (only that case boots), against the same bisect booting the
-# whole suite at each step (as before CASE= booted one case).
+# whole suite at each step (as before CASE= booted one case). Both with
+# --fresh: a step whose cell ran before (make test's bisect stage) must
+# not be reused in one of them alone.
 bisect_pair() {
 	local tmp good case mode
 	local -a extra
@@ -117,7 +119,7 @@ bisect_pair() {
 		log "bench: bisect slub CASE=$case from $good ($mode)"
 		timed "bisect_${mode}_s" zsp bisect "$OUT/bisect-$mode" --alloc slub \
 			--good "$good" --case "$case" "${extra[@]}" "${ZSP_FLAGS[@]}" \
-			--patches "$tmp/series"
+			--patches "$tmp/series" --fresh
 		zsp bench record "$PIPE" "bisect_${mode}_answer" \
 			--value "$(tail -n 1 "$OUT/bisect_${mode}_s.log" | sed 's/; logs: .*//')"
 	done

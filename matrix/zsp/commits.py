@@ -145,7 +145,9 @@ def step_argv(s: Settings, args: argparse.Namespace) -> List[str]:
 	argv = [sys.executable, '-m', 'zsp', 'bisect-step', '--alloc', args.alloc,
 		'--case', args.case, '--run', args.run, '--profile', args.profile,
 		'--timeout', str(args.timeout), '--silence', str(args.silence),
-		'--max-boots', str(args.max_boots)] + (['--boot-all'] if getattr(args, 'boot_all', False) else [])
+		'--max-boots', str(args.max_boots)]
+	if getattr(args, 'boot_all', False):
+		argv.append('--boot-all')
 	return argv + pipeline.settings_argv(s)
 
 
