@@ -11,6 +11,7 @@ from types import FrameType
 from typing import Optional
 
 from zsp import kernel, series
+from zsp.kernel import Settings, Tree
 from zsp.cache import Stamp, digest
 from zsp.kernel_errors import SeriesError
 
@@ -133,3 +134,47 @@ class HasCommitTest(unittest.TestCase):
 			git(patched.src, 'commit', '-q', '--allow-empty', '-m', 'x86/mm: the subject')
 			self.assertTrue(patched.has_commit('x86/mm: the subject'))
 			self.assertFalse(patched.has_commit('x86/mm: the'))
+
+
+class ApplySeriesTest(unittest.TestCase):
+	"""Re-applying an edited series rewrites only what it changes: kbuild
+	rebuilds by mtime, and a file written anew is a file to recompile."""
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.TemporaryDirectory()
+		self.addCleanup(self.tmp.cleanup)
+		self.patches = os.path.join(self.tmp.name, 'patches')
+		self.tree = Tree(Settings(cache=os.path.join(self.tmp.name, 'cache'),
+					  patches=self.patches), 'patched')
+		os.makedirs(self.tree.src)
+		for name in ('untouched.c', 'slub.c'):
+			with open(os.path.join(self.tree.src, name), 'w') as f:
+				f.write('int x;\n')
+		for args in (['init', '-q'], ['add', '-A'], ['commit', '-q', '-m', 'base'],
+			     ['tag', 'zsp-base']):
+			self.assertEqual(self.tree.git(*args).returncode, 0, args)
+		self.write_series('int y;')
+		self.tree.apply_series()
+
+	def write_series(self, line: str) -> None:
+		os.makedirs(self.patches, exist_ok=True)
+		with open(os.path.join(self.patches, 'series'), 'w') as f:
+			f.write('0001.patch\n')
+		with open(os.path.join(self.patches, '0001.patch'), 'w') as f:
+			f.write('From: z <z@example.org>\nSubject: [PATCH] slub\n\n---\n'
+				'diff --git a/slub.c b/slub.c\n--- a/slub.c\n+++ b/slub.c\n'
+				f'@@ -1 +1,2 @@\n int x;\n+{line}\n')
+
+	def test_a_hard_linked_copy_does_not_make_every_file_new(self) -> None:
+		untouched = os.path.join(self.tree.src, 'untouched.c')
+		before = os.stat(untouched).st_mtime_ns
+		time.sleep(0.05)
+		# What zsp mutants and make bench's peer do: cp -al of the tree.
+		copy = os.path.join(self.tmp.name, 'copy')
+		os.makedirs(copy)
+		os.link(untouched, os.path.join(copy, 'untouched.c'))
+		self.write_series('int z;')
+		self.tree.apply_series()
+		with open(os.path.join(self.tree.src, 'slub.c')) as f:
+			self.assertIn('int z;', f.read())
+		self.assertEqual(os.stat(untouched).st_mtime_ns, before)

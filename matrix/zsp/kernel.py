@@ -243,6 +243,11 @@ class Tree:
 		mtimes = {f: os.stat(os.path.join(self.src, f)).st_mtime_ns for f in changed
 			  if os.path.exists(os.path.join(self.src, f))}
 		self.git('bisect', 'reset')
+		# A hard-linked copy of the tree (zsp mutants, make bench's peer)
+		# changes every file's ctime; checkout -f would take each for a
+		# local change and write it anew, and kbuild would then rebuild
+		# the whole kernel. Content and mtime are what tell a change here.
+		self.git('config', 'core.trustctime', 'false')
 		p = self.git('checkout', '-q', '-f', '-B', 'zsp-series', 'zsp-base')
 		if p.returncode:
 			raise TreeError(f'git checkout zsp-base in {self.src}: {first_error(p.stderr)}')
