@@ -171,6 +171,10 @@ main() {
 	"$ZSP_ROOT/matrix/peer.sh" slub "$OUT/peer" "${ZSP_FLAGS[@]}" || true
 	PIPE=$OUT/peer/cell-time.json
 	# The same suite alone, as kunit.py runs it: no upstream test modules.
+	# kunit.py's figure is a rerun with nothing changed; so is ours: the
+	# bisects above left slub's O= dir built at another commit.
+	zsp cell --tree patched --alloc slub --out "$OUT/peer/cell-prime" \
+		--modules zero_size_test "${ZSP_FLAGS[@]}" >"$OUT/peer/cell-prime.log" 2>&1 || true
 	timed peer_cell_s zsp cell --tree patched --alloc slub --out "$OUT/peer/cell" \
 		--modules zero_size_test "${ZSP_FLAGS[@]}" --fresh
 	log "bench: text growth, scripts/bloat-o-meter vanilla vs patched vmlinux"
