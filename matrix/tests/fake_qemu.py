@@ -12,6 +12,9 @@ TCG does with -d cpu_reset), or "hang" (stays silent until killed).
 Both may be comma-separated lists, one entry per boot (the last one
 repeats), for a cell that boots more than once; boots are counted in
 $FAKE_QEMU_PID.count.
+
+A console line "FAKE_QEMU_SLEEP <seconds>" is not printed: the guest
+goes quiet that long instead, as a slow case does.
 """
 
 import os
@@ -41,6 +44,9 @@ if end == 'fail':
 	sys.exit(1)
 with open(this_boot('FAKE_QEMU_CONSOLE', '', n)) as f:
 	for line in f:
+		if line.startswith('FAKE_QEMU_SLEEP '):
+			time.sleep(float(line.split()[1]))
+			continue
 		sys.stdout.write(line)
 		sys.stdout.flush()
 		time.sleep(float(os.environ.get('FAKE_QEMU_DELAY', '0.01')))

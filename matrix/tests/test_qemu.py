@@ -123,6 +123,19 @@ class FakeQemu(unittest.TestCase):
 		self.assertEqual((r.outcome, r.reason), ('hang', 'no console output for 3 s'))
 		self.assertGreater(r.seconds, 2.5)
 
+	def test_longest_silence_is_measured(self) -> None:
+		"""Each boot records its longest quiet stretch, the figure a
+		profile's silence limit is set from: a pause under the limit is
+		measured, not a hang; a hang's is at least the limit."""
+		r = self.run_boot(CASE + ['FAKE_QEMU_SLEEP 1.5', 'zsp-harness: done',
+					  'reboot: Power down'], end='hang', silence=3)
+		self.assertEqual(r.outcome, 'poweroff')
+		self.assertGreaterEqual(r.longest_silence, 1.3)
+		self.assertLess(r.longest_silence, 2.5)
+		r = self.run_boot(CASE, end='hang', silence=1)
+		self.assertEqual(r.outcome, 'hang')
+		self.assertGreaterEqual(r.longest_silence, 1.0)
+
 	def test_no_output_at_all_is_a_hang(self) -> None:
 		r = self.run_boot([], end='hang', silence=1)
 		self.assertEqual(r.outcome, 'hang')

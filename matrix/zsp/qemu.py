@@ -42,6 +42,10 @@ class BootResult:
 	outcome: Outcome
 	reason: str		# the console line or condition behind the outcome
 	seconds: float
+	# The longest stretch without console output, from QEMU's start to
+	# its end: what a profile's silence limit is measured against
+	# (axes.Profile.slowdown).
+	longest_silence: float = 0.0
 
 
 def kvm_usable() -> bool:
@@ -266,6 +270,7 @@ def boot(kernel: str, initrd: str, log: str, timeout: float,
 	fd = proc.stdout.fileno()
 	pending = b''
 	last_output = start
+	longest = 0.0
 	with open(log, 'w', errors='replace') as out:
 		out.write('# ' + ' '.join(cmd) + '\n')
 		try:
@@ -276,6 +281,7 @@ def boot(kernel: str, initrd: str, log: str, timeout: float,
 					chunk = os.read(fd, 65536)
 					if not chunk:
 						break
+					longest = max(longest, now - last_output)
 					last_output = now
 					pending += chunk
 					*lines, pending = pending.split(b'\n')
@@ -303,7 +309,9 @@ def boot(kernel: str, initrd: str, log: str, timeout: float,
 			result = BootResult(Outcome.CRASH, reason, 0.0)
 	if result is None:
 		result = watch.stop or BootResult(Outcome.QEMU_ERROR, exit_reason(rc), 0.0)
-	result.seconds = round(time.monotonic() - start, 2)
+	end = time.monotonic()
+	result.seconds = round(end - start, 2)
+	result.longest_silence = round(max(longest, end - last_output), 2)
 	return result
 
 
