@@ -240,6 +240,19 @@ class CellTest(ConsoleCase):
 		self.assertNotIn('zero_size_identical.z7_kmalloc_zero_atomic', rows)
 		self.assertNotIn('zero_size_identical.z7_kmalloc_node_atomic', rows)
 
+	def test_triple_fault_in_a_case_is_its_crash(self) -> None:
+		"""Recorded on vanilla 6.1 SLUB, debug profile (2026-12-06, boot
+		16 of make matrix PROFILE="distro debug leak"): the guest resets
+		in z2_kmem_cache_free_bulk_zero_sized with no line printed. No
+		oops stopped it earlier, so the crash is the running case's, not
+		"never started" (which also ended the cell's boots and left 34
+		cases without a verdict)."""
+		r = qemu.BootResult('crash', 'triple fault: the guest CPU reset itself '
+				    '(QEMU -d cpu_reset)', 12.9)
+		rows = self.rows('real-vanilla-slub-debug-triple-fault.console', r, finish=False)
+		self.assertEqual(rows['zero_size_free.z2_kmem_cache_free_bulk_zero_sized'],
+				 ('crash', r.reason))
+
 	def test_a_stop_between_cases_blames_nothing_more(self) -> None:
 		"""Recorded on 6.12 SLUB, series-check prefix 5 (2026-12-06,
 		boot 7): z2_kmem_cache_free_bulk_mixed oopses, the kernel runs
@@ -544,6 +557,19 @@ class ResumeTest(unittest.TestCase):
 		self.assertEqual(got, {'z2_kfree': 'pass', 'z2_kvfree_rcu_headless': 'error',
 				       'z2_kfree_rcu_rcu_head': 'pass'})
 
+
+	def test_triple_fault_then_resumed(self) -> None:
+		"""A guest that resets mid-case (nothing printed) crashed in
+		that case; the next boot runs the rest."""
+		c = self.run_cell(['qemu-killed-mid-case.boot-1.console',
+				   'qemu-killed-mid-case.boot-2.console'], ['triple', 'hang'])
+		self.assertEqual([b['outcome'] for b in c['boots']], ['crash', 'poweroff'])
+		got = {r['case']: (r['status'], r['detail']) for r in c['cases']}
+		self.assertEqual(got['z2_kvfree_rcu_headless'][0], 'crash')
+		self.assertIn('triple fault', got['z2_kvfree_rcu_headless'][1])
+		self.assertEqual({k: v[0] for k, v in got.items()},
+				 {'z2_kfree': 'pass', 'z2_kvfree_rcu_headless': 'crash',
+				  'z2_kfree_rcu_rcu_head': 'pass'})
 
 	def test_only_boots_the_selected_case(self) -> None:
 		"""make bisect CASE=: the plan skips every other case of the

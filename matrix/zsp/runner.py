@@ -388,11 +388,13 @@ class Cell:
 			return
 		if sc.running:
 			ev = sc.cases[sc.running]
-			if ev.after_stop or (status == 'crash' and not self.own_fatal(ev)):
+			if ev.after_stop or (status == 'crash' and sc.stopped
+					     and not self.own_fatal(ev)):
 				# The guest was stopped for an oops before this case
 				# started (the kernel runs on for GRACE_S after one):
 				# not its crash. It has no result yet; the next boot
-				# runs it again.
+				# runs it again. A crash no line announced (a triple
+				# fault) stopped nothing before it: it is the case's.
 				return
 			self.record(sc.running, status, self.end_detail(r, ev, host), n)
 			self.suite_cases.add(sc.running)
