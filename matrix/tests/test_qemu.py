@@ -136,6 +136,15 @@ class FakeQemu(unittest.TestCase):
 		self.assertEqual(r.outcome, 'hang')
 		self.assertGreaterEqual(r.longest_silence, 1.0)
 
+	def test_profile_slowdown_stretches_the_guests_detectors(self) -> None:
+		"""The debug guest's lockup and stall detectors stretch with its
+		limits, after the harness's values so that they win; tiny's
+		command line is the harness's alone."""
+		g = qemu.Guest.of('debug')
+		self.assertEqual(g.append, 'kasan_multi_shot watchdog_thresh=10 '
+				 'rcupdate.rcu_cpu_stall_timeout=20')
+		self.assertEqual(qemu.Guest.of('tiny').append, '')
+
 	def test_no_output_at_all_is_a_hang(self) -> None:
 		r = self.run_boot([], end='hang', silence=1)
 		self.assertEqual(r.outcome, 'hang')

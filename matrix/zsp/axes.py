@@ -46,8 +46,8 @@ class Profile:
 	memory: str = ''	# the guest's RAM (QEMU -m; '': qemu.QemuConfig's)
 	numa_nodes: int = 1	# split RAM and vCPUs into this many nodes
 	append: str = ''	# kernel command line, after the harness's own
-	# Boot time and silence limits (qemu.py) times this: measured, in the
-	# record's comment.
+	# Boot time and silence limits (qemu.py), and the guest's lockup and
+	# stall detectors, times this: measured, in the record's comment.
 	slowdown: float = 1.0
 	# Count the zero-byte kmalloc-family requests (make callsites): kprobe
 	# events on the command line, guest-init's report after the suite.
@@ -91,9 +91,8 @@ PROFILES: Dict[str, Profile] = {p.name: p for p in (
 		# soft-lockup watchdog (10 s at the harness's watchdog_thresh=5)
 		# and the 20 s silence limit called hung; tiny's longest are 34 s
 		# and 10.3 s. Twice the limits, and the kernel's own lockup and
-		# stall detectors (qemu.APPEND) with them.
-		memory='1G', slowdown=2.0,
-		append='kasan_multi_shot watchdog_thresh=10 rcupdate.rcu_cpu_stall_timeout=20'),
+		# stall detectors with them (qemu.detectors()).
+		memory='1G', slowdown=2.0, append='kasan_multi_shot'),
 	Profile(name='leak', fragments=('base.config', 'leak.config'),
 		help='tiny + kmemleak, scanned after the suite (apart from KASAN: '
 		'matrix/zsp/profiles.py LEAK says why)'),

@@ -89,8 +89,8 @@ class Guest:
 		"""A profile's guest, checked against the arch's vCPUs: QEMU would
 		refuse a node split it cannot make, on every boot."""
 		p = axes.PROFILES[profile]
-		append = ' '.join(a for a in (p.append, callsites.boot_append() if p.callsites
-					      else '') if a)
+		append = ' '.join(a for a in (p.append, detectors(p.slowdown),
+					      callsites.boot_append() if p.callsites else '') if a)
 		g = Guest(p.memory, p.numa_nodes, append, p.slowdown)
 		arch = config or X86_64
 		if g.numa_nodes > 1 and (arch.smp % g.numa_nodes or
@@ -190,8 +190,19 @@ def parse_mib(size: str) -> int:
 # spins with interrupts off (SLOB's list walk under slob_lock) never shows a
 # soft lockup; the other CPU reports the RCU stall within ~10 s, unless it
 # spins on the same lock, when only the silence timeout ends the boot.
-APPEND = (f'console={X86_64.console} panic=-1 watchdog_thresh=5 i8042.noaux '
-	  'rcutree.rcu_min_cached_objs=0 rcupdate.rcu_cpu_stall_timeout=10')
+WATCHDOG_THRESH = 5
+RCU_STALL_S = 10
+APPEND = (f'console={X86_64.console} panic=-1 watchdog_thresh={WATCHDOG_THRESH} i8042.noaux '
+	  f'rcutree.rcu_min_cached_objs=0 rcupdate.rcu_cpu_stall_timeout={RCU_STALL_S}')
+
+
+def detectors(slowdown: float) -> str:
+	"""A slower guest's own lockup and stall detectors, stretched as the
+	harness's limits are (after APPEND on the command line, so they win)."""
+	if slowdown == 1.0:
+		return ''
+	return (f'watchdog_thresh={round(WATCHDOG_THRESH * slowdown)} '
+		f'rcupdate.rcu_cpu_stall_timeout={round(RCU_STALL_S * slowdown)}')
 
 
 class Watch:
