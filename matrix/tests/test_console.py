@@ -160,6 +160,29 @@ class ReportTest(unittest.TestCase):
 		self.assertRegex('BUG zsp_small (Tainted: G    B   ): Poison overwritten',
 				 console.SPLAT)
 
+	def test_kmemleaks_complaints_are_splats(self) -> None:
+		"""kmemleak_warn()'s lines are the kernel's complaints (seen on
+		vanilla leak SLAB: kvfree_rcu() of the sentinel tells kmemleak to
+		ignore 0x10); its reports and progress lines are not."""
+		for line in ('kmemleak: Trying to color unknown object at 0x00000010 as Black',
+			     'kmemleak: Cannot insert 0xffff888005a67e00 into the object search '
+			     'tree (overlaps existing)',
+			     'kmemleak: Freeing unknown object at 0xffff888005a67e00',
+			     'kmemleak: Cannot allocate a kmemleak_object structure'):
+			self.assertRegex(line, console.SPLAT)
+		for line in ('kmemleak: Kernel memory leak detector initialized (mem pool available: 15898)',
+			     'kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)',
+			     'kmemleak: Automatic memory scanning thread started',
+			     'kmemleak: Object 0xffff888005a67e80 (size 0):',
+			     'kmemleak: Kernel memory leak detector disabled'):
+			self.assertNotRegex(line, console.SPLAT)
+
+	def test_kmemleak_off_keeps_its_reason(self) -> None:
+		s = console.scan(data('real-vanilla-slab-leak-kmemleak-off.console'))
+		self.assertEqual(s.kmemleak_off, 'kmemleak: Cannot insert 0xffff888005a67e00 '
+				 'into the object search tree (overlaps existing)')
+		self.assertIsNone(console.scan(data('real-patched-slub-all-pass.console')).kmemleak_off)
+
 	def test_kernel_bug_names_the_oops(self) -> None:
 		s = console.scan(data('slob-kernel-bug-in-case.console'))
 		ev = s.cases['z5_cache_plain']

@@ -210,7 +210,18 @@ class KmemleakTest(unittest.TestCase):
 		self.assertEqual(theirs, ('pass', 'no object of the suite leaked (1 elsewhere)'))
 
 	def test_failed_scan_is_an_error(self) -> None:
+		"""A scan that failed on its own (debugfs, the harness): no
+		kernel verdict."""
 		self.assertEqual(runner.leak_verdict(self.segment([], rc=1))[0], 'error')
+
+	def test_scan_refused_by_a_kmemleak_that_gave_up_fails(self) -> None:
+		"""kmemleak turned itself off during the run (an object that
+		overlaps another): the kernel's failure, with the reason, not a
+		harness error; a scan that ran is judged whatever came after."""
+		why = 'kmemleak: Cannot insert 0xffff888004d2b000 into the object search tree (overlaps existing)'
+		self.assertEqual(runner.leak_verdict(self.segment([], rc=1), why),
+				 ('fail', f'kmemleak turned itself off ({why}): no scan after the suite'))
+		self.assertEqual(runner.leak_verdict(self.segment([], rc=0), why)[0], 'pass')
 
 	def test_planned_only_with_kmemleak(self) -> None:
 		with tempfile.TemporaryDirectory() as d:

@@ -253,6 +253,24 @@ class CellTest(ConsoleCase):
 		self.assertEqual(rows['zero_size_free.z2_kmem_cache_free_bulk_zero_sized'],
 				 ('crash', r.reason))
 
+	def test_kmemleak_that_gave_up_is_the_kernels_failure(self) -> None:
+		"""Recorded on vanilla 6.1 SLAB, leak profile (2026-12-07, boot 21
+		of make matrix PROFILE=leak): the zero-sized caches' overlapping
+		objects make kmemleak stop ("Cannot insert ... (overlaps
+		existing)") while the next suite loads, and the scan after the
+		suite is refused. The complaint is a splat where it came, and the
+		refused scan is the kernel's failure, not a harness error."""
+		rows = self.rows('real-vanilla-slab-leak-kmemleak-off.console')
+		status, detail = rows['zero_size_test.outside_cases']
+		self.assertEqual(status, 'fail')
+		self.assertEqual(detail, 'fail after z5_cache_usercopy: kmemleak: Cannot insert '
+				 '0xffff888005a67e00 into the object search tree (overlaps existing) '
+				 '(Comm: insmod)')
+		self.assertEqual(rows['kmemleak.kmemleak'],
+				 ('fail', 'kmemleak turned itself off (kmemleak: Cannot insert '
+				  '0xffff888005a67e00 into the object search tree (overlaps existing)): '
+				  'no scan after the suite'))
+
 	def test_a_stop_between_cases_blames_nothing_more(self) -> None:
 		"""Recorded on 6.12 SLUB, series-check prefix 5 (2026-12-06,
 		boot 7): z2_kmem_cache_free_bulk_mixed oopses, the kernel runs

@@ -45,9 +45,20 @@ SOFT_LOCKUP = re.compile(r'BUG: soft lockup|rcu: INFO: \S+ (?:self-)?detected st
 # The first line of an oops says what happened; FATAL comes a few lines on.
 OOPS_HEAD = re.compile(r'BUG: |kernel BUG at|divide error|general protection fault|'
 		       r'invalid opcode|stack segment')
+# kmemleak's complaints (mm/kmemleak.c: kmemleak_warn(), a stack dump
+# follows, and the allocation failure before kmemleak_disable()): a free
+# or an allocation its records do not match, such as an object that
+# overlaps one still allocated.
+KMEMLEAK_WARN = (r'kmemleak: (?:Cannot |Found object by alias|Scan area larger than object|'
+		 r'(?:Partially freeing|Freeing|Trying to color|Adding scan area to|'
+		 r'Setting excess_ref on|Not scanning|Updating stack trace for) unknown object)')
 # SLUB's debug reports: "BUG <cache> (<taint>): <what>", no colon after BUG.
 SPLAT = re.compile(r'WARNING: CPU: |BUG: |kernel BUG at|INFO: task .* blocked|'
-		   r'BUG \S+ \([^)]*\): ')
+		   r'BUG \S+ \([^)]*\): |' + KMEMLEAK_WARN)
+# kmemleak_disable(): after this line no scan can run (its debugfs file
+# refuses "scan"), so the leak check after the suite has nothing to judge.
+KMEMLEAK_OFF = re.compile(r'kmemleak: Kernel memory leak detector disabled')
+KMEMLEAK_COMPLAINT = re.compile(KMEMLEAK_WARN + '.*')
 # The oops head and FATAL are at most this many lines apart (x86 page fault:
 # head, two #PF lines, the page table walk, then "Oops: ... [#n]").
 HEAD_SPAN = 8
@@ -190,6 +201,9 @@ class Scan:
 	# Cases that printed zsp-start more than once.
 	duplicates: List[str] = field(default_factory=list)
 	meminit: Optional[str] = None
+	# Why kmemleak turned itself off during the boot: its complaint before
+	# KMEMLEAK_OFF's line (or that line itself); None while it runs.
+	kmemleak_off: Optional[str] = None
 	done: bool = False
 	# Where the log ended, when no case was running (see _Scanner.where).
 	end_where: str = ''
@@ -219,6 +233,7 @@ class _Scanner:
 		# The newest event, until its "Comm:" line names the task.
 		self.last: Optional[Event] = None
 		self.failing: Optional[CaseEvents] = None
+		self.kmemleak_said = ''	# kmemleak's last complaint
 
 	# -- where an event goes ---------------------------------------------
 
@@ -280,7 +295,18 @@ class _Scanner:
 		m = MEMINIT.search(line)
 		if m:
 			self.s.meminit = m.group(1)
+		self.kmemleak_line(line)
 		self.kernel_line(line)
+
+	def kmemleak_line(self, line: str) -> None:
+		"""Keep kmemleak's last complaint: the reason when it stops."""
+		if self.s.kmemleak_off is not None:
+			return
+		m = KMEMLEAK_COMPLAINT.search(line)
+		if m:
+			self.kmemleak_said = m.group(0).strip()
+		elif KMEMLEAK_OFF.search(line):
+			self.s.kmemleak_off = self.kmemleak_said or KMEMLEAK_OFF.pattern
 
 	def harness_line(self, line: str) -> bool:
 		m = MODULE_BEGIN.search(line)

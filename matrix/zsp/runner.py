@@ -144,9 +144,15 @@ def console_verdict(status: str, detail: str, ev: console.CaseEvents,
 	return status, detail
 
 
-def leak_verdict(seg: console.Segment) -> Tuple[str, str]:
+def leak_verdict(seg: console.Segment, off: Optional[str] = None) -> Tuple[str, str]:
 	"""kmemleak after the suite: a leaked object of the suite's fails the
-	cell; the kernel's own (boot-time) reports are counted, not judged."""
+	cell; the kernel's own (boot-time) reports are counted, not judged.
+	A scan that could not run is the kernel's failure when kmemleak said
+	it turned itself off (@off: its complaint, a splat of the case that
+	caused it): a kernel whose leak detector gave up has not shown that
+	nothing leaked. Any other failed scan is the harness's error."""
+	if seg.rc != 0 and off:
+		return 'fail', f'kmemleak turned itself off ({off}): no scan after the suite'
 	if seg.rc != 0:
 		return 'error', f'kmemleak scan failed (rc={seg.rc}): no report to judge'
 	found = console.leaks(seg.lines)
@@ -320,7 +326,8 @@ class Cell:
 			return
 		if seg.module == console.KMEMLEAK_MODULE:
 			if seg.rc is not None:
-				self.record(seg.module, *leak_verdict(seg), n, suite=seg.module)
+				self.record(seg.module, *leak_verdict(seg, sc.kmemleak_off), n,
+					    suite=seg.module)
 			return
 		if seg.module == 'test_meminit':
 			self.suite_of['test_meminit'] = 'test_meminit'
