@@ -173,6 +173,7 @@ class ReportTest(unittest.TestCase):
 		for line in ('kmemleak: Kernel memory leak detector initialized (mem pool available: 15898)',
 			     'kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)',
 			     'kmemleak: Automatic memory scanning thread started',
+			     'kmemleak: Cannot allocate a scan area, scanning the full object',
 			     'kmemleak: Object 0xffff888005a67e80 (size 0):',
 			     'kmemleak: Kernel memory leak detector disabled'):
 			self.assertNotRegex(line, console.SPLAT)

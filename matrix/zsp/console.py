@@ -48,8 +48,10 @@ OOPS_HEAD = re.compile(r'BUG: |kernel BUG at|divide error|general protection fau
 # kmemleak's complaints (mm/kmemleak.c: kmemleak_warn(), a stack dump
 # follows, and the allocation failure before kmemleak_disable()): a free
 # or an allocation its records do not match, such as an object that
-# overlaps one still allocated.
-KMEMLEAK_WARN = (r'kmemleak: (?:Cannot |Found object by alias|Scan area larger than object|'
+# overlaps one still allocated. Not "Cannot allocate a scan area": under
+# memory pressure kmemleak scans the whole object instead, and goes on.
+KMEMLEAK_WARN = (r'kmemleak: (?:Cannot insert|Cannot allocate a kmemleak_object|'
+		 r'Found object by alias|Scan area larger than object|'
 		 r'(?:Partially freeing|Freeing|Trying to color|Adding scan area to|'
 		 r'Setting excess_ref on|Not scanning|Updating stack trace for) unknown object)')
 # SLUB's debug reports: "BUG <cache> (<taint>): <what>", no colon after BUG.
