@@ -74,6 +74,34 @@ class StampTest(unittest.TestCase):
 			self.assertFalse(s.holds(k))
 
 
+class UpToDateTest(unittest.TestCase):
+
+	def test_another_cells_obj_dir_is_no_source_change(self) -> None:
+		"""Configuring a cell creates its O= dir in the tree's top
+		directory, which renews that directory's mtime: no source of any
+		other cell changed, so their kernels stay built (measured: a warm
+		PROFILE="debug leak" ran kbuild for every SLAB and SLUB cell, 119 s
+		against 12 s). An edited source file still counts."""
+		with tempfile.TemporaryDirectory() as d:
+			build = kernel.CellBuild(Settings(cache=d), 'vanilla', 'slub', 'leak')
+			os.makedirs(os.path.dirname(build.bzimage))
+			os.makedirs(os.path.join(build.tree.src, 'mm'))
+			source = os.path.join(build.tree.src, 'mm', 'slub.c')
+			for path in (source, build.bzimage):
+				with open(path, 'w') as f:
+					f.write('')
+			past = time.time() - 60
+			for path in (source, os.path.join(build.tree.src, 'mm'), build.tree.src):
+				os.utime(path, (past, past))
+			stamp = Stamp(os.path.join(build.obj, '.zsp-built'))
+			stamp.set('k')
+			os.utime(stamp.path, (past + 1, past + 1))
+			os.makedirs(build.obj.replace('leak', 'debug'))
+			self.assertTrue(build.up_to_date(stamp, 'k'))
+			os.utime(source)
+			self.assertFalse(build.up_to_date(stamp, 'k'))
+
+
 class RunTest(unittest.TestCase):
 
 	def test_interrupted_step_lets_its_command_clean_up(self) -> None:

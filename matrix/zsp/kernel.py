@@ -581,7 +581,9 @@ class CellBuild:
 		if not stamp.holds(key) or not os.path.exists(self.bzimage):
 			return False
 		src = self.tree.src
-		p = run(['find', src, '(', '-path', f'{src}/.git', '-o', '-path',
+		# -mindepth 1: not the top directory itself, whose mtime every
+		# cell's new O= dir renews; what lies in it still counts.
+		p = run(['find', src, '-mindepth', '1', '(', '-path', f'{src}/.git', '-o', '-path',
 			 f'{src}/{self.s.obj_prefix}*', '-o', '-path', f'{src}/o-*', ')', '-prune',
 			 '-o', '-newer', stamp.path, '-print', '-quit'])
 		# Only what find prints counts: an unreadable path is no change.
