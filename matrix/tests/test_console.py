@@ -7,7 +7,7 @@ import os
 import unittest
 from typing import List
 
-from zsp import console
+from zsp import console, runner
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
 
@@ -177,6 +177,21 @@ class ReportTest(unittest.TestCase):
 			     'kmemleak: Object 0xffff888005a67e80 (size 0):',
 			     'kmemleak: Kernel memory leak detector disabled'):
 			self.assertNotRegex(line, console.SPLAT)
+
+	def test_slab_debug_reports_are_splats_once_each(self) -> None:
+		"""DEBUG_SLAB's reports (seen on vanilla debug SLAB, 2026-12-07,
+		z5_cache_ctor) are splats; the same report repeated is one."""
+		report = ("slab error in cache_alloc_debugcheck_after(): cache `zsp_empty': "
+			  'double free, or memory outside object was overwritten')
+		for line in (report, 'Slab corruption (Tainted: G O N): zsp_small start=ffff888004d2b000, len=64',
+			     "slab: double free detected in cache 'zsp_small', objp ffff888004d2b000"):
+			self.assertRegex(line, console.SPLAT)
+		log = ['zsp-harness: begin zero_size_test', '    # z5_cache_ctor: zsp-start']
+		log += [report, 'ffff888004d2b000: redzone 1:0x9f911029d74e35b, redzone 2:0x0'] * 3
+		log += ['    ok 4 z5_cache_ctor']
+		ev = console.scan(log).cases['z5_cache_ctor']
+		self.assertEqual(lines(ev.splats), [report])
+		self.assertEqual(runner.console_verdict('pass', '', ev, 'zero_size_test')[0], 'fail')
 
 	def test_kmemleak_off_keeps_its_reason(self) -> None:
 		s = console.scan(data('real-vanilla-slab-leak-kmemleak-off.console'))

@@ -54,9 +54,14 @@ KMEMLEAK_WARN = (r'kmemleak: (?:Cannot insert|Cannot allocate a kmemleak_object|
 		 r'Found object by alias|Scan area larger than object|'
 		 r'(?:Partially freeing|Freeing|Trying to color|Adding scan area to|'
 		 r'Setting excess_ref on|Not scanning|Updating stack trace for) unknown object)')
+# SLAB's debug reports (DEBUG_SLAB, mm/slab.c: slab_error() and the
+# poison and red zone checks), each with a stack dump or an object dump.
+SLAB_DEBUG = (r"slab error in \w+\(\): cache `|Slab corruption \(|"
+	      r'slab: double free detected in cache|kfree_debugcheck: out of range ptr')
+SLAB_DEBUG_RE = re.compile(SLAB_DEBUG)
 # SLUB's debug reports: "BUG <cache> (<taint>): <what>", no colon after BUG.
 SPLAT = re.compile(r'WARNING: CPU: |BUG: |kernel BUG at|INFO: task .* blocked|'
-		   r'BUG \S+ \([^)]*\): |' + KMEMLEAK_WARN)
+		   r'BUG \S+ \([^)]*\): |' + KMEMLEAK_WARN + '|' + SLAB_DEBUG)
 # kmemleak_disable(): after this line no scan can run (its debugfs file
 # refuses "scan"), so the leak check after the suite has nothing to judge.
 KMEMLEAK_OFF = re.compile(r'kmemleak: Kernel memory leak detector disabled')
@@ -262,6 +267,11 @@ class _Scanner:
 			# qemu.py lets the first oops of a case that announced one pass.
 			if ev.fatal and not (ev.kind == 'oops' and ce.expects_oops and not ce.oopses):
 				self.stopped = True
+			if ce.splats and ce.splats[-1].line == ev.line and SLAB_DEBUG_RE.search(ev.line):
+				# DEBUG_SLAB's report repeated (vanilla's red zone
+				# checks: 600,000 times a boot) is one splat; others
+				# count one by one (Z6: one KASAN report, not two).
+				return
 			(ce.oopses if ev.fatal else ce.splats).append(ev)
 			return
 		if ev.fatal:
