@@ -148,8 +148,8 @@ def leak_verdict(seg: console.Segment, off: Optional[str] = None) -> Tuple[str, 
 	"""kmemleak after the suite: a leaked object of the suite's fails the
 	cell; the kernel's own (boot-time) reports are counted, not judged.
 	A scan that could not run is the kernel's failure when kmemleak said
-	it turned itself off (@off: its complaint, a splat of the case that
-	caused it): a kernel whose leak detector gave up has not shown that
+	it turned itself off (@off: its complaint, also a splat where it was
+	printed): a kernel whose leak detector gave up has not shown that
 	nothing leaked. Any other failed scan is the harness's error."""
 	if seg.rc != 0 and off:
 		return 'fail', f'kmemleak turned itself off ({off}): no scan after the suite'
