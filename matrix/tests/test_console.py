@@ -193,6 +193,23 @@ class ReportTest(unittest.TestCase):
 		self.assertEqual(lines(ev.splats), [report])
 		self.assertEqual(runner.console_verdict('pass', '', ev, 'zero_size_test')[0], 'fail')
 
+	def test_slab_debug_floods_are_one_splat_anywhere(self) -> None:
+		"""Between cases and during an upstream module's run the same
+		report repeated is one event too; other splats still count."""
+		report = ("slab error in cache_alloc_debugcheck_after(): cache `zsp_empty': "
+			  'double free, or memory outside object was overwritten')
+		kasan = 'BUG: KASAN: slab-out-of-bounds in zsp_touch+0x1/0x2'
+		log = ['zsp-harness: begin zero_size_test', '    # z5_cache_ctor: zsp-start',
+		       '    ok 1 z5_cache_ctor']
+		log += [report] * 3 + [kasan] * 2
+		log += ['zsp-harness: end zero_size_test rc=0', 'zsp-harness: begin slub_kunit']
+		log += [report] * 3 + ['    ok 1 test_clobber_zone']
+		s = console.scan(log)
+		self.assertEqual([(o.where, o.event.line) for o in s.outside],
+				 [('after z5_cache_ctor', report), ('after z5_cache_ctor', kasan),
+				  ('after z5_cache_ctor', kasan)])
+		self.assertEqual(lines(s.cases['test_clobber_zone'].splats), [report])
+
 	def test_kmemleak_off_keeps_its_reason(self) -> None:
 		s = console.scan(data('real-vanilla-slab-leak-kmemleak-off.console'))
 		self.assertEqual(s.kmemleak_off, 'kmemleak: Cannot insert 0xffff888005a67e00 '

@@ -224,6 +224,18 @@ class Scan:
 			for suite, cases in seg.expected.items() for c in cases}
 
 
+def repeated(last: Optional[Event], ev: Event) -> bool:
+	"""ev is DEBUG_SLAB's report again, right after the same report.
+
+	Vanilla's red zone checks print one 600,000 times a boot; filed
+	once, it is one splat and one object, wherever it falls (a case, a
+	module's load, between cases). Every other splat counts one by one:
+	Z6 wants exactly one KASAN report, not two.
+	"""
+	return (last is not None and not ev.fatal and last.line == ev.line
+		and SLAB_DEBUG_RE.search(ev.line) is not None)
+
+
 class _Scanner:
 	def __init__(self) -> None:
 		self.s = Scan()
@@ -267,20 +279,20 @@ class _Scanner:
 			# qemu.py lets the first oops of a case that announced one pass.
 			if ev.fatal and not (ev.kind == 'oops' and ce.expects_oops and not ce.oopses):
 				self.stopped = True
-			if ce.splats and ce.splats[-1].line == ev.line and SLAB_DEBUG_RE.search(ev.line):
-				# DEBUG_SLAB's report repeated (vanilla's red zone
-				# checks: 600,000 times a boot) is one splat; others
-				# count one by one (Z6: one KASAN report, not two).
-				return
-			(ce.oopses if ev.fatal else ce.splats).append(ev)
+			if not repeated(ce.splats[-1] if ce.splats else None, ev):
+				(ce.oopses if ev.fatal else ce.splats).append(ev)
 			return
 		if ev.fatal:
 			self.stopped = True
 		if self.seg and not self.seg.zsp:
-			self.seg.pending.append(ev)
-		else:
-			self.s.outside.append(Outside(self.seg.module if self.seg else None,
-						      self.where(), ev))
+			if not repeated(self.seg.pending[-1] if self.seg.pending else None, ev):
+				self.seg.pending.append(ev)
+			return
+		out = Outside(self.seg.module if self.seg else None, self.where(), ev)
+		last = self.s.outside[-1] if self.s.outside else None
+		if not (last and (last.module, last.where) == (out.module, out.where)
+			and repeated(last.event, ev)):
+			self.s.outside.append(out)
 
 	def retract(self, ev: Event) -> None:
 		"""An oops head is filed as a splat until its FATAL line comes."""
