@@ -6,11 +6,13 @@ table of a run."""
 
 import argparse
 import os
+import re
+import subprocess
 import tempfile
 import unittest
 from typing import Dict, List, Tuple
 
-from zsp import callsites, console, qemu, runner
+from zsp import axes, callsites, console, kernel, qemu, runner
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
 
@@ -124,6 +126,32 @@ class ProbeTest(unittest.TestCase):
 		arg = callsites.boot_append().split()[0]
 		self.assertTrue(arg.startswith('kprobe_event=p:zsp/'))
 		self.assertEqual(arg.count(';'), len(callsites.PROBES) - 1)
+
+	def test_probes_without_directories_are_defined_again(self) -> None:
+		"""guest-init's callsites_renew() against a stand-in tracefs: the
+		zsp probes go and come back verbatim (seen in the guest: the
+		histograms then count); other probes stay."""
+		with open(os.path.join(axes.MATRIX, 'guest-init')) as f:
+			fn = re.search(r'^callsites_renew\(\) \{\n.*?^\}\n', f.read(),
+				       re.M | re.S)
+		assert fn
+		defs = [f'p:zsp/{p.event} {p.function} size=%di:u64 caller={p.caller}:symbol'
+			for p in callsites.PROBES]
+		with tempfile.TemporaryDirectory() as t:
+			os.mkdir(os.path.join(t, 'events'))
+			events = os.path.join(t, 'kprobe_events')
+			with open(events, 'w') as f:
+				f.write('\n'.join(defs + ['p:kprobes/other vfree']) + '\n')
+			# The guest's own shell: busybox-static (make deps).
+			script = f'T={t}\n{fn.group(0)}callsites_renew'
+			subprocess.run([kernel.Settings.busybox, 'sh', '-c', script],
+				       check=True, capture_output=True)
+			with open(events) as f:
+				written = f.read().splitlines()
+			with open(os.path.join(t, 'events', 'enable')) as f:
+				self.assertEqual(f.read(), '0\n')
+		self.assertEqual(written[len(defs) + 1:],
+				 [f'-:zsp/{p.event}' for p in callsites.PROBES] + defs)
 
 
 if __name__ == '__main__':
