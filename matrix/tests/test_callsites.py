@@ -128,31 +128,34 @@ class ProbeTest(unittest.TestCase):
 		self.assertEqual(arg.count(';'), len(callsites.PROBES) - 1)
 
 	def test_probes_without_directories_are_defined_again(self) -> None:
-		"""guest-init's callsites_renew() against a stand-in tracefs: the
-		zsp probes go and come back verbatim (seen in the guest: the
-		histograms then count); other probes stay."""
+		"""guest-init's callsites_renew_lost() against a stand-in tracefs
+		where one probe kept its directory: each of the others is turned
+		off, removed and defined again verbatim, one at a time (seen in
+		the guest: the histograms then count); other groups' probes stay."""
 		with open(os.path.join(axes.MATRIX, 'guest-init')) as f:
-			fn = re.search(r'^callsites_renew\(\) \{\n.*?^\}\n', f.read(),
-				       re.M | re.S)
-		assert fn
-		defs = [f'p:zsp/{p.event} {p.function} size=%di:u64 caller={p.caller}:symbol'
-			for p in callsites.PROBES]
+			fns = re.findall(r'^callsites_renew(?:_lost)?\(\) \{\n.*?^\}\n', f.read(),
+					 re.M | re.S)
+		self.assertEqual(len(fns), 2)
+		defs = {p.event: f'p:zsp/{p.event} {p.function} size=%di:u64 caller={p.caller}:symbol'
+			for p in callsites.PROBES}
+		kept, *lost = defs
 		with tempfile.TemporaryDirectory() as t:
-			os.mkdir(os.path.join(t, 'events'))
+			os.makedirs(os.path.join(t, 'events', 'zsp', kept))
 			events = os.path.join(t, 'kprobe_events')
 			with open(events, 'w') as f:
-				f.write('\n'.join(defs + ['p:kprobes/other vfree']) + '\n')
+				f.write('\n'.join(list(defs.values()) + ['p:kprobes/other vfree']) + '\n')
 			# The guest's own shell: busybox-static (make deps).
-			script = f'T={t}\n{fn.group(0)}callsites_renew'
-			subprocess.run([kernel.Settings.busybox, 'sh', '-c', script],
-				       check=True, capture_output=True)
+			script = f'T={t}\n' + ''.join(fns) + 'callsites_renew_lost'
+			run = subprocess.run([kernel.Settings.busybox, 'sh', '-c', script],
+					     check=True, capture_output=True, text=True)
 			with open(events) as f:
 				written = f.read().splitlines()
-			with open(os.path.join(t, 'events', 'enable')) as f:
-				self.assertEqual(f.read(), '0\n')
+			with open(os.path.join(t, 'set_event')) as f:
+				self.assertEqual(f.read().split(), [f'!zsp:{e}' for e in lost])
 		self.assertEqual(written[len(defs) + 1:],
-				 [f'-:zsp/{p.event}' for p in callsites.PROBES] + defs)
-
+				 [ln for e in lost for ln in (f'-:zsp/{e}', defs[e])])
+		self.assertEqual(run.stderr.count('zsp-callsite renew '), len(lost))
+		self.assertNotIn('failed', run.stderr)
 
 if __name__ == '__main__':
 	unittest.main()
