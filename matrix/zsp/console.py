@@ -225,7 +225,9 @@ class Scan:
 
 
 def repeated(last: Optional[Event], ev: Event) -> bool:
-	"""ev is DEBUG_SLAB's report again, right after the same report.
+	"""ev is DEBUG_SLAB's report again: the last splat filed at the
+	same place (in a case: its last splat, an oops between the two
+	counts on its own) is the same report.
 
 	Vanilla's red zone checks print one 600,000 times a boot; filed
 	once, it is one splat and one object, wherever it falls (a case, a
