@@ -10,6 +10,9 @@ from typing import List
 from zsp import console, runner
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
+# DEBUG_SLAB's red zone report, as vanilla debug SLAB printed it (2026-12-07).
+SLAB_REPORT = ("slab error in cache_alloc_debugcheck_after(): cache `zsp_empty': "
+	       'double free, or memory outside object was overwritten')
 
 KTAP_HEAD = ['zsp-harness: begin zero_size_test', 'KTAP version 1', '1..1',
 	     '    KTAP version 1', '    # Subtest: zero_size_free', '    1..3']
@@ -181,8 +184,7 @@ class ReportTest(unittest.TestCase):
 	def test_slab_debug_reports_are_splats_once_each(self) -> None:
 		"""DEBUG_SLAB's reports (seen on vanilla debug SLAB, 2026-12-07,
 		z5_cache_ctor) are splats; the same report repeated is one."""
-		report = ("slab error in cache_alloc_debugcheck_after(): cache `zsp_empty': "
-			  'double free, or memory outside object was overwritten')
+		report = SLAB_REPORT
 		for line in (report, 'Slab corruption (Tainted: G O N): zsp_small start=ffff888004d2b000, len=64',
 			     "slab: double free detected in cache 'zsp_small', objp ffff888004d2b000"):
 			self.assertRegex(line, console.SPLAT)
@@ -196,8 +198,7 @@ class ReportTest(unittest.TestCase):
 	def test_slab_debug_floods_are_one_splat_anywhere(self) -> None:
 		"""Between cases and during an upstream module's run the same
 		report repeated is one event too; other splats still count."""
-		report = ("slab error in cache_alloc_debugcheck_after(): cache `zsp_empty': "
-			  'double free, or memory outside object was overwritten')
+		report = SLAB_REPORT
 		kasan = 'BUG: KASAN: slab-out-of-bounds in zsp_touch+0x1/0x2'
 		log = ['zsp-harness: begin zero_size_test', '    # z5_cache_ctor: zsp-start',
 		       '    ok 1 z5_cache_ctor']
