@@ -25,7 +25,7 @@ MATRIX = os.path.dirname(HERE)
 ROOT = os.path.dirname(MATRIX)
 sys.path.insert(0, MATRIX)
 from zsp import pipeline  # noqa: E402
-from zsp.kernel import Settings  # noqa: E402
+from zsp.settings import Settings  # noqa: E402
 from zsp.testrun import SETTINGS_ENV  # noqa: E402
 
 ZSP = [sys.executable, '-m', 'zsp']

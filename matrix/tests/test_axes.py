@@ -13,7 +13,8 @@ import unittest
 from unittest import mock
 
 from zsp import axes, baseline, results, table
-from zsp.kernel import CellBuild, Settings
+from zsp.kernel import CellBuild
+from zsp.settings import Settings
 
 K612 = axes.Kernel(name='6.12', package='linux-source-6.12',
 		   tarball='/usr/src/linux-source-6.12.tar.xz', allocators=('slub',),

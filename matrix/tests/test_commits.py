@@ -17,7 +17,8 @@ import unittest
 from unittest import mock
 
 from zsp import __main__, axes, check, commits, mutants, runner, series
-from zsp.kernel import GIT_ID, Settings, Tree
+from zsp.kernel import GIT_ID, Tree
+from zsp.settings import Settings
 
 
 def git(src: str, *args: str) -> str:
@@ -95,7 +96,7 @@ class FakeSeries(unittest.TestCase):
 import os
 from unittest import mock
 from zsp import commits
-from zsp.kernel import Settings
+from zsp.settings import Settings
 s = Settings(cache={self.s.cache!r}, patches={self.patches!r})
 with mock.patch.object(commits.Tree, 'prepare', return_value=''):
 	with commits.patched_tree(s) as tree:

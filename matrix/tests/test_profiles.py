@@ -11,7 +11,8 @@ import unittest
 from unittest import mock
 
 from zsp import axes, console, kernel, profiles, qemu, runner, table
-from zsp.kernel import CellBuild, Settings
+from zsp.kernel import CellBuild
+from zsp.settings import Settings
 from zsp.kernel_errors import ConfigError
 
 

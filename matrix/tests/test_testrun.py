@@ -12,7 +12,7 @@ import unittest
 from unittest import mock
 
 from zsp import testrun
-from zsp.kernel import Settings
+from zsp.settings import Settings
 
 
 class CountTest(unittest.TestCase):

@@ -3,6 +3,7 @@
 
 One module per job, as tools/testing/kunit/ splits kunit.py:
   axes          the matrix's axes as data: kernels, trees, profiles, allocators
+  settings      Settings: where things are and how to build, passed down
   kernel        the kernel side: Tree and CellBuild (kernel_errors: its errors);
                 series, the one parser of patches/series
   pipeline      a cell's steps and boot; a run of cells

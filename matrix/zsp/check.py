@@ -20,8 +20,9 @@ import subprocess
 from typing import Callable, List, Tuple
 
 from . import axes, cover, lock, series
-from .kernel import Settings, Tree, first_error
+from .kernel import Tree, first_error
 from .kernel_errors import KernelError
+from .settings import Settings
 
 # "mm/slub: ...", or several subsystems as upstream writes them: "mm/slub, kunit: ...".
 SUBJECT = re.compile(r'^Subject: \[PATCH[^]]*\] [a-z0-9/_.-]+(?:, [a-z0-9/_.-]+)*: ', re.M)

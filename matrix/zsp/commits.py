@@ -22,8 +22,9 @@ from typing import Dict, Iterator, List
 
 from . import axes, lock, pipeline, results, runner, series, series_table
 from .cache import Stamp
-from .kernel import Settings, Tree
+from .kernel import Tree
 from .progress import log
+from .settings import Settings
 
 FIRST_BAD = re.compile(r'^([0-9a-f]{40}) is the first bad commit$', re.M)
 

@@ -20,8 +20,9 @@ import textwrap
 from typing import Dict, List, Tuple
 
 from . import axes, lock, series
-from .kernel import Settings, Tree
+from .kernel import Tree
 from .results import Row, load_rows
+from .settings import Settings
 
 TEMPLATE = 'cover-letter.txt'
 OUTPUT = '0000-cover-letter.patch'

@@ -25,8 +25,9 @@ from dataclasses import dataclass
 from typing import List, Tuple
 
 from . import axes, lock, pipeline, results
-from .kernel import SUBJECTS, CellBuild, Settings, Tree, first_error
+from .kernel import SUBJECTS, CellBuild, Tree, first_error
 from .progress import log
+from .settings import Settings
 
 MUTANTS = os.path.join(axes.MATRIX, 'mutants')
 # Boots per mutant: the first crash names a killer; three boots show a

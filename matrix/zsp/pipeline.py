@@ -25,10 +25,11 @@ from types import FrameType
 from typing import List, Optional, Sequence, Tuple
 
 from . import axes, console, lock, qemu, runner, table
-from .kernel import CCACHE_FILE, CellBuild, Settings, Tree, default_jobs
+from .kernel import CCACHE_FILE, CellBuild, Tree
 from .kernel_errors import KernelError
 from .progress import log
 from .results import SchemaError, load_json
+from .settings import Settings, default_jobs
 
 # "cannot test": what git bisect run wants for a commit that does not build.
 CANNOT_TEST = 125
@@ -297,7 +298,7 @@ def check_axes(kernel: str, trees: List[str], allocs: List[str],
 
 def add_settings(p: argparse.ArgumentParser) -> None:
 	"""The flags every pipeline command takes (the Makefile's variables in
-	brackets). Their defaults are Settings' (kernel.py), the one place."""
+	brackets). Their defaults are Settings' (settings.py), the one place."""
 	d = Settings(cache=DEFAULT_CACHE)
 	p.add_argument('--cache', default=DEFAULT_CACHE,
 		       help='the cache directory: trees, O= dirs, ccache, locks (CACHE=; '

@@ -30,8 +30,9 @@ import subprocess
 from typing import Dict, List, Set, Tuple
 
 from . import axes, lock
-from .kernel import NA_PREFIX, Settings, Tree, merge_fragments, wanted
+from .kernel import NA_PREFIX, Tree, merge_fragments, wanted
 from .kernel_errors import ConfigError
+from .settings import Settings
 
 
 # (option, why the contract cares), in the order the fragment lists them.

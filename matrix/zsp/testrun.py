@@ -38,9 +38,9 @@ from typing import Any, Callable, Dict, List, Tuple
 from unittest import mock
 
 from . import axes, baseline, check, commits, mutants, pipeline, table
-from .kernel import Settings
 from .kernel_errors import KernelError
 from .progress import log
+from .settings import Settings
 
 # The fault tests take the run's settings flags from here, as one shell
 # line (unittest has no argv for them).
