@@ -12,7 +12,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from zsp import axes, baseline, results, table
+from zsp import axes, baseline, errors, results, table
 from zsp.kernel import CellBuild
 from zsp.settings import Settings
 
@@ -158,9 +158,9 @@ class KernelAxisTest(unittest.TestCase):
 		# ALLOC=slab runs 6.1 alone: 6.12's SLAB column is "removed".
 		self.assertEqual([ks.kernel for ks, _ in pipeline.kernel_plan(s, 'all', ['slab'], False)],
 				 ['6.1'])
-		with self.assertRaisesRegex(pipeline.AxisError, 'ALLOC=slob is in none of KERNEL=6.12'):
+		with self.assertRaisesRegex(errors.AxisError, 'ALLOC=slob is in none of KERNEL=6.12'):
 			pipeline.kernel_plan(s, '6.12', ['slob'], False)
-		with self.assertRaisesRegex(pipeline.AxisError, 'PATCHES= is the series of one kernel'):
+		with self.assertRaisesRegex(errors.AxisError, 'PATCHES= is the series of one kernel'):
 			pipeline.kernel_plan(s, 'all', [], True)
 
 	def test_check_covers_every_series_unless_patches_is_given(self) -> None:

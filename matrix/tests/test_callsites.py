@@ -12,7 +12,7 @@ import tempfile
 import unittest
 from typing import Dict, List, Tuple
 
-from zsp import axes, callsites, console, qemu, runner, settings
+from zsp import axes, callsites, console, errors, qemu, runner, settings
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
 
@@ -93,7 +93,7 @@ class RunTest(unittest.TestCase):
 
 	def test_empty_run_is_an_error(self) -> None:
 		with tempfile.TemporaryDirectory() as run:
-			with self.assertRaises(callsites.CallsitesError):
+			with self.assertRaises(errors.CallsitesError):
 				callsites.main(run)
 
 

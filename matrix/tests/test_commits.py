@@ -16,7 +16,7 @@ import time
 import unittest
 from unittest import mock
 
-from zsp import __main__, axes, check, commits, mutants, runner, series
+from zsp import __main__, axes, check, commits, errors, mutants, runner, series
 from zsp.kernel import GIT_ID, Tree
 from zsp.settings import Settings
 
@@ -69,7 +69,7 @@ class FakeSeries(unittest.TestCase):
 			self.assertEqual(r(name), self.commits[1], name)
 		self.assertEqual(r('0002-two'), self.commits[2])
 		self.assertEqual(r(self.commits[1][:10]), self.commits[1])
-		with self.assertRaisesRegex(commits.BisectError, "'0003-x' is neither a patch"):
+		with self.assertRaisesRegex(errors.BisectError, "'0003-x' is neither a patch"):
 			r('0003-x')
 
 	def test_describe(self) -> None:

@@ -15,7 +15,7 @@ from zsp import axes, kernel, series
 from zsp.kernel import Tree
 from zsp.settings import Settings
 from zsp.cache import Stamp, digest
-from zsp.kernel_errors import SeriesError
+from zsp.errors import SeriesError
 
 
 class SeriesTest(unittest.TestCase):

@@ -13,6 +13,7 @@ from unittest import mock
 from zsp import baseline
 from zsp import table
 from zsp import __main__ as cli
+from zsp import errors
 from zsp import results
 
 
@@ -235,7 +236,7 @@ class ResultsJsonTest(unittest.TestCase):
 			path = os.path.join(run, 'results.json')
 			with open(path, 'w') as f:
 				json.dump({'schema': results.SCHEMA + 1, 'rows': []}, f)
-			with self.assertRaises(results.SchemaError):
+			with self.assertRaises(errors.SchemaError):
 				results.load_rows(path)
 
 	def test_bare_list_of_earlier_runs_still_reads(self) -> None:

@@ -4,7 +4,8 @@
 One module per job, as tools/testing/kunit/ splits kunit.py:
   axes          the matrix's axes as data: kernels, trees, profiles, allocators
   settings      Settings: where things are and how to build, passed down
-  kernel        the kernel side: Tree and CellBuild (kernel_errors: its errors);
+  errors        ZspError, the base of every error a user is shown, and its kinds
+  kernel        the kernel side: Tree and CellBuild;
                 series, the one parser of patches/series
   pipeline      a cell's steps and boot; a run of cells
   results       statuses, contract rows, the bisect and mutant verdicts

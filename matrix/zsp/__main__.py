@@ -9,9 +9,9 @@ import sys
 from typing import Callable, Dict, List, Optional
 
 from . import (axes, baseline, bench, callsites, check, commits, cover, export, lock,
-	       merge, mutants, pipeline, profiles, qemu, results, runner, series, series_table, table, testrun)
+	       merge, mutants, pipeline, profiles, qemu, runner, series, series_table, table, testrun)
+from .errors import ZspError
 from .kernel import CellBuild, Tree
-from .kernel_errors import KernelError
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -168,11 +168,7 @@ def cmd_locked(args: argparse.Namespace) -> int:
 	if not cmd:
 		print('error: locked needs a command after --', file=sys.stderr)
 		return 2
-	try:
-		return lock.run_locked(args.cache, args.names, cmd)
-	except lock.LockBusy as e:
-		print(f'error: {e}', file=sys.stderr)
-		return 1
+	return lock.run_locked(args.cache, args.names, cmd)
 
 
 def cmd_axes(args: argparse.Namespace) -> int:
@@ -368,10 +364,7 @@ def main(argv: Optional[List[str]] = None) -> int:
 	args = build_parser().parse_args(argv)
 	try:
 		rc: int = args.handler(args)
-	except (results.SchemaError, pipeline.AxisError, lock.LockBusy, KernelError,
-		commits.BisectError, mutants.MutantError, callsites.CallsitesError,
-		cover.CoverError, merge.MergeError,
-		export.ExportError) as e:
+	except ZspError as e:	# the one line a user needs; anything else is a bug
 		print(f'error: {e}', file=sys.stderr)
 		return 1
 	except KeyboardInterrupt:

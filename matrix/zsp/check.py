@@ -21,7 +21,7 @@ from typing import Callable, List, Tuple
 
 from . import axes, cover, lock, series
 from .kernel import Tree, first_error
-from .kernel_errors import KernelError
+from .errors import KernelError
 from .settings import Settings
 
 # "mm/slub: ...", or several subsystems as upstream writes them: "mm/slub, kunit: ...".

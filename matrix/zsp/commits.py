@@ -22,15 +22,12 @@ from typing import Dict, Iterator, List
 
 from . import axes, lock, pipeline, results, runner, series, series_table
 from .cache import Stamp
+from .errors import BisectError
 from .kernel import Tree
 from .progress import log
 from .settings import Settings
 
 FIRST_BAD = re.compile(r'^([0-9a-f]{40}) is the first bad commit$', re.M)
-
-
-class BisectError(Exception):
-	"""Bad input to make bisect, or ends that do not bracket a change."""
 
 
 @contextmanager

@@ -32,7 +32,7 @@ from typing import Dict, List, Optional, Tuple
 
 from . import axes, callsites, console, qemu, series
 from .cache import Stamp, digest
-from .kernel_errors import BuildError, ConfigError, SeriesError, TreeError
+from .errors import BuildError, ConfigError, SeriesError, TreeError
 from .progress import BuildProgress, compiled, log
 from .settings import Settings
 

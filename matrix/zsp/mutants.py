@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import List, Tuple
 
 from . import axes, lock, pipeline, results
+from .errors import MutantError
 from .kernel import SUBJECTS, CellBuild, Tree, first_error
 from .progress import log
 from .settings import Settings
@@ -35,10 +36,6 @@ MUTANTS = os.path.join(axes.MATRIX, 'mutants')
 MUTANT_BOOTS = 3
 # What the copy's last mutant changed, so that it can be put back.
 TOUCHED = '.zsp-mutant'
-
-
-class MutantError(Exception):
-	"""An unknown mutant, or one that no longer applies to the series."""
 
 
 @dataclass

@@ -26,9 +26,9 @@ from typing import List, Optional, Sequence, Tuple
 
 from . import axes, console, lock, qemu, runner, table
 from .kernel import CCACHE_FILE, CellBuild, Tree
-from .kernel_errors import KernelError
+from .errors import AxisError, KernelError, SchemaError
 from .progress import log
-from .results import SchemaError, load_json
+from .results import load_json
 from .settings import Settings, default_jobs
 
 # "cannot test": what git bisect run wants for a commit that does not build.
@@ -276,10 +276,6 @@ def run_cells(s: Settings, args: argparse.Namespace, trees: List[str], profiles:
 	finally:
 		if boot:
 			boot.stop()
-
-
-class AxisError(Exception):
-	"""A tree or allocator that is not on the matrix."""
 
 
 def check_axes(kernel: str, trees: List[str], allocs: List[str],

@@ -31,7 +31,7 @@ from typing import Dict, List, Set, Tuple
 
 from . import axes, lock
 from .kernel import NA_PREFIX, Tree, merge_fragments, wanted
-from .kernel_errors import ConfigError
+from .errors import ConfigError
 from .settings import Settings
 
 

@@ -9,7 +9,7 @@ import os
 import re
 from typing import List
 
-from .kernel_errors import SeriesError
+from .errors import SeriesError
 
 
 def entries(patches: str) -> List[str]:

@@ -38,7 +38,7 @@ from typing import Any, Callable, Dict, List, Tuple
 from unittest import mock
 
 from . import axes, baseline, check, commits, mutants, pipeline, table
-from .kernel_errors import KernelError
+from .errors import BisectError, KernelError
 from .progress import log
 from .settings import Settings
 
@@ -179,7 +179,7 @@ class Stages:
 							       'bad': '', 'case': ''})
 				try:
 					answer = commits.find_first_bad(s, b_args)
-				except (commits.BisectError, KernelError) as e:
+				except (BisectError, KernelError) as e:
 					answer = f'error: {e}'
 				ok = answer.startswith(start) and (alloc != 'slab' or ' is bad on slab' in answer)
 				print(f"{'ok  ' if ok else 'FAIL'} bisect {alloc}: {answer}", file=sys.stderr)
