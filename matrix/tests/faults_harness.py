@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MATRIX = os.path.dirname(HERE)
 ROOT = os.path.dirname(MATRIX)
 sys.path.insert(0, MATRIX)
-from zsp import pipeline  # noqa: E402
+from zsp import settings  # noqa: E402
 from zsp.settings import Settings  # noqa: E402
 from zsp.testrun import SETTINGS_ENV  # noqa: E402
 
@@ -37,13 +37,13 @@ def run_settings() -> Settings:
 	zsp's defaults. Every cell these tests start must really build and
 	boot (zsp/cache.py): --fresh."""
 	p = argparse.ArgumentParser()
-	pipeline.add_settings(p)
-	s = pipeline.settings(p.parse_args(shlex.split(os.environ.get(SETTINGS_ENV, ''))))
+	settings.add_arguments(p)
+	s = settings.from_args(p.parse_args(shlex.split(os.environ.get(SETTINGS_ENV, ''))))
 	return dataclasses.replace(s, fresh=True)
 
 
 RUN_SETTINGS = run_settings()
-SETTINGS = pipeline.settings_argv(RUN_SETTINGS)
+SETTINGS = settings.argv(RUN_SETTINGS)
 CACHE = RUN_SETTINGS.cache
 PATCHED = os.path.join(CACHE, 'src', 'patched')
 

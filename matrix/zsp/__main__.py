@@ -9,24 +9,83 @@ import sys
 from typing import Callable, Dict, List, Optional
 
 from . import (axes, baseline, bench, callsites, check, commits, cover, export, lock,
-	       merge, mutants, pipeline, profiles, qemu, runner, series, series_table, table, testrun)
+	       merge, mutants, pipeline, profiles, qemu, runner, series, series_table, settings,
+	       table, testrun)
 from .errors import ZspError
 from .kernel import CellBuild, Tree
 
 
+# -- the requests: typed records of the parsed flags, past which no
+# argparse.Namespace goes (but runner.run's, boot-cell's own parser) ----------
+
+def limits(args: argparse.Namespace) -> pipeline.Limits:
+	return pipeline.Limits(timeout=args.timeout, silence=args.silence,
+			       max_boots=args.max_boots)
+
+
+def run_request(args: argparse.Namespace) -> pipeline.RunRequest:
+	return pipeline.RunRequest(run=args.run, trees=args.trees, allocs=args.allocs,
+				   profiles=args.profiles, kernels=args.kernels,
+				   profile=args.profile, own_patches=bool(args.patches),
+				   limits=limits(args))
+
+
+def cell_request(args: argparse.Namespace) -> pipeline.CellRequest:
+	return pipeline.CellRequest(tree=args.tree, alloc=args.alloc, out=args.out,
+				    profile=args.profile, modules=args.modules,
+				    limits=limits(args))
+
+
+def bisect_request(args: argparse.Namespace) -> commits.BisectRequest:
+	return commits.BisectRequest(run=args.run, alloc=args.alloc, good=args.good, bad=args.bad,
+				     case=args.case, boot_all=args.boot_all, profile=args.profile,
+				     limits=limits(args))
+
+
+def bisect_step_request(args: argparse.Namespace) -> commits.BisectRequest:
+	"""A step's: its bisect's, but for GOOD= and BAD=, which git bisect
+	run has already taken."""
+	return commits.BisectRequest(run=args.run, alloc=args.alloc, case=args.case,
+				     boot_all=args.boot_all, profile=args.profile,
+				     limits=limits(args))
+
+
+def series_check_request(args: argparse.Namespace) -> commits.SeriesCheckRequest:
+	return commits.SeriesCheckRequest(run=args.run, profile=args.profile,
+					  limits=limits(args))
+
+
+def mutants_request(args: argparse.Namespace) -> mutants.MutantsRequest:
+	return mutants.MutantsRequest(run=args.run, mutants=tuple(args.mutants),
+				      profile=args.profile, limits=limits(args))
+
+
+def test_request(args: argparse.Namespace) -> testrun.TestRequest:
+	return testrun.TestRequest(results=args.results, stages=args.stages,
+				   profile=args.profile, own_patches=bool(args.patches),
+				   limits=limits(args))
+
+
+def boot_request(args: argparse.Namespace) -> qemu.BootRequest:
+	return qemu.BootRequest(kernel=args.kernel, initrd=args.initrd, log=args.log,
+				timeout=args.timeout, silence=args.silence)
+
+
+# -- the subcommands ----------------------------------------------------------
+
 def cmd_run(args: argparse.Namespace) -> int:
-	return pipeline.run(pipeline.settings(args), args)
+	return pipeline.run(settings.from_args(args), run_request(args))
 
 
 def cmd_cell(args: argparse.Namespace) -> int:
-	s = pipeline.settings(args)
+	s = settings.from_args(args)
 	if args.tree != 'mutant':	# zsp mutants' copy of the patched tree
 		pipeline.check_axes(s.kernel, [args.tree], [args.alloc])
-	return pipeline.cell(s, args)
+	return pipeline.cell(s, cell_request(args))
 
 
 def cmd_tree(args: argparse.Namespace) -> int:
-	s = pipeline.settings(args)
+	s = settings.from_args(args)
 	pipeline.check_axes(s.kernel, [args.tree], [])
 	tree = Tree(s, args.tree)
 	if args.path_only:
@@ -38,7 +97,7 @@ def cmd_tree(args: argparse.Namespace) -> int:
 
 
 def cmd_step(args: argparse.Namespace) -> int:
-	b = CellBuild(pipeline.settings(args), args.tree, args.alloc, args.profile)
+	b = CellBuild(settings.from_args(args), args.tree, args.alloc, args.profile)
 	log = args.log or os.devnull
 	{'config': b.config, 'kernel': lambda: b.build(log), 'module': lambda: b.module(log),
 	 'initramfs': b.make_initramfs}[args.step]()
@@ -61,7 +120,7 @@ def cmd_boot_cell(args: argparse.Namespace) -> int:
 
 
 def cmd_boot(args: argparse.Namespace) -> int:
-	return qemu.run(args)
+	return qemu.run(boot_request(args))
 
 
 def cmd_table(args: argparse.Namespace) -> int:
@@ -94,49 +153,50 @@ def cmd_series_table(args: argparse.Namespace) -> int:
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
-	return commits.bisect(pipeline.settings(args), args)
+	return commits.bisect(settings.from_args(args), bisect_request(args))
 
 
 def cmd_bisect_step(args: argparse.Namespace) -> int:
-	return commits.bisect_step(pipeline.settings(args), args)
+	return commits.bisect_step(settings.from_args(args), bisect_step_request(args))
 
 
 def cmd_series_check(args: argparse.Namespace) -> int:
-	return commits.series_check(pipeline.settings(args), args)
+	return commits.series_check(settings.from_args(args), series_check_request(args))
 
 
 def cmd_mutants(args: argparse.Namespace) -> int:
-	return mutants.main(pipeline.settings(args), args)
+	return mutants.main(settings.from_args(args), mutants_request(args))
 
 
 def cmd_profile_configs(args: argparse.Namespace) -> int:
-	return profiles.main(pipeline.settings(args), args)
+	return profiles.main(settings.from_args(args),
+			     profiles.ProfilesRequest(debian_config=args.debian_config))
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-	return check.main(pipeline.settings(args), args.kernels)
+	return check.main(settings.from_args(args), args.kernels)
 
 
 def cmd_cover_letter(args: argparse.Namespace) -> int:
-	return cover.main(pipeline.settings(args), args.run)
+	return cover.main(settings.from_args(args), args.run)
 
 
 def cmd_test(args: argparse.Namespace) -> int:
-	return testrun.main(pipeline.settings(args), args)
+	return testrun.main(settings.from_args(args), test_request(args))
 
 
 def cmd_copy_tree(args: argparse.Namespace) -> int:
-	s = pipeline.settings(args)
+	s = settings.from_args(args)
 	mutants.link_copy(Tree(s, 'patched').src, args.dst)
 	return 0
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
 	if args.what == 'guest':
-		build = CellBuild(pipeline.settings(args), args.tree, args.alloc, args.profile)
+		build = CellBuild(settings.from_args(args), args.tree, args.alloc, args.profile)
 		return bench.guest(args.out, build, args.n, args.clock)
 	if args.what == 'bloat':
-		s = pipeline.settings(args)
+		s = settings.from_args(args)
 		vanilla, patched = (CellBuild(s, t, args.alloc, args.profile) for t in axes.TREES)
 		return bench.bloat(args.out, args.alloc, os.path.join(vanilla.obj, 'vmlinux'),
 				   os.path.join(patched.obj, 'vmlinux'),
@@ -144,7 +204,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 	if args.what == 'peer':
 		return bench.peer(args.out, args.alloc)
 	if args.what == 'plant':
-		print(commits.plant_bad(pipeline.settings(args).patches, args.dest), commits.BAD_CASE)
+		print(commits.plant_bad(settings.from_args(args).patches, args.dest), commits.BAD_CASE)
 		return 0
 	if args.what == 'stages':
 		print(json.dumps(bench.stage_times(args.out)))
@@ -205,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
 			help='space-separated profiles (PROFILE=; default: --profile)')
 	sp.add_argument('--kernels', default='',
 			help="space-separated kernels, or 'all' (KERNEL=; default: --kernel-version)")
-	pipeline.add_settings(sp)
+	settings.add_arguments(sp)
 	pipeline.add_limits(sp)
 	sp = add('cell', cmd_cell, 'one cell on its tree as checked out: build and boot; '
 		 f'exit {pipeline.CANNOT_TEST} when it does not build')
@@ -214,7 +274,7 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('--out', required=True, help="the cell's directory")
 	sp.add_argument('--modules', default='',
 			help="modules to run (default: upstream's built tests, then the suite)")
-	pipeline.add_settings(sp)
+	settings.add_arguments(sp)
 	pipeline.add_limits(sp)
 	sp = add('tree', cmd_tree, 'make a source tree exist (patched: the series applied); '
 		 'print its path')
@@ -222,13 +282,13 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('--path-only', action='store_true',
 			help='print where the tree lives (the kernel axis decides); touch nothing')
 	sp.add_argument('--timings', default=None, help='append "stage seconds" lines here')
-	pipeline.add_settings(sp)
+	settings.add_arguments(sp)
 	sp = add('step', cmd_step, "one build step of a cell (the harness's fault tests)")
 	sp.add_argument('step', choices=['config', 'kernel', 'module', 'initramfs'])
 	sp.add_argument('--tree', required=True, help='vanilla or patched')
 	sp.add_argument('--alloc', required=True, help='the allocator')
 	sp.add_argument('--log', default='', help="the step's output")
-	pipeline.add_settings(sp)
+	settings.add_arguments(sp)
 	sp = add('series', cmd_series, "print the series' patch names, in order")
 	sp.add_argument('--patches', default='',
 			help="the series' directory (default: the kernel's)")
@@ -271,7 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('--boot-all', action='store_true',
 			help='with --case, still boot the whole suite at each step (as before '
 			'CASE= booted one case; for make bench\'s before/after)')
-	pipeline.add_settings(sp)
+	settings.add_arguments(sp)
 	pipeline.add_limits(sp)
 	sp = add('bisect-step', cmd_bisect_step, 'one step of git bisect run at the patched '
 		 f'tree\'s HEAD: exit 0 good, 1 bad, {pipeline.CANNOT_TEST} cannot test')
@@ -279,41 +339,41 @@ def build_parser() -> argparse.ArgumentParser:
 	sp.add_argument('--case', default='', help='judge this case only')
 	sp.add_argument('--boot-all', action='store_true', help='boot the whole suite all the same')
 	sp.add_argument('--run', required=True, help="the bisect's run directory")
-	pipeline.add_settings(sp)
+	settings.add_arguments(sp)
 	pipeline.add_limits(sp)
 	sp = add('series-check', cmd_series_check, 'every prefix of the series x every allocator')
 	sp.add_argument('run', help='the run directory (results/series-RUN)')
-	pipeline.add_settings(sp)
+	settings.add_arguments(sp)
 	pipeline.add_limits(sp)
 	sp = add('mutants', cmd_mutants, 'every wrong fix in matrix/mutants/ must be killed')
 	sp.add_argument('run', help='the run directory (results/mutants-RUN)')
 	sp.add_argument('mutants', nargs='*', metavar='MUTANT', help='only these (MUTANT=)')
-	pipeline.add_settings(sp)
+	settings.add_arguments(sp)
 	pipeline.add_limits(sp, max_boots=mutants.MUTANT_BOOTS)
 	sp = add('profile-configs', cmd_profile_configs, 'configs/{distro,debug}*.config (distro: '
 		 "from Debian's kernel config), allocator by allocator as Kconfig decides")
 	sp.add_argument('--debian-config', default='',
 			help="the Debian config to take the values from (default: the kernel's, "
 			'zsp/axes.py: ' + axes.KERNELS[axes.DEFAULT_KERNEL].debian_config + ')')
-	pipeline.add_settings(sp)
+	settings.add_arguments(sp)
 	sp = add('check', cmd_check, 'shellcheck, mypy --strict; the series: git am, '
 		 'checkpatch --strict, sign-off')
 	sp.add_argument('--kernels', default='all',
 			help="whose series to check: space-separated kernels or 'all' "
 			'(KERNEL=; default: %(default)s)')
-	pipeline.add_settings(sp)
+	settings.add_arguments(sp)
 	sp = add('cover-letter', cmd_cover_letter, "write the series' cover letter "
 		 '(PATCHES/0000-cover-letter.patch) with a run\'s results')
 	sp.add_argument('run', help='a finished run of the matrix (results/RUN)')
-	pipeline.add_settings(sp)
+	settings.add_arguments(sp)
 	sp = add('test', cmd_test, 'every stage of make test, then "N passed, N failed"')
 	testrun.add_arguments(sp)
-	pipeline.add_settings(sp)
+	settings.add_arguments(sp)
 	pipeline.add_limits(sp)
 	sp = add('copy-tree', cmd_copy_tree, 'a hard-linked copy of the patched tree '
 		 '(without .git and O= dirs)')
 	sp.add_argument('dst', help='the copy')
-	pipeline.add_settings(sp)
+	settings.add_arguments(sp)
 	sp = add('series-table', cmd_series_table, "series-check's prefix x allocator table")
 	sp.add_argument('run', help='the series-check run directory')
 	sp = add('bench', cmd_bench, "make bench's measurements")
@@ -323,18 +383,18 @@ def build_parser() -> argparse.ArgumentParser:
 		g.add_argument(a)
 	g.add_argument('--clock', choices=bench.CLOCKS, default='wall',
 		       help="icount: time in instructions (exact); wall: TCG's clock (noisy)")
-	pipeline.add_settings(g)
+	settings.add_arguments(g)
 	g = bsub.add_parser('bloat', help='scripts/bloat-o-meter of vanilla vs patched vmlinux')
 	g.add_argument('out')
 	g.add_argument('alloc')
-	pipeline.add_settings(g)
+	settings.add_arguments(g)
 	g = bsub.add_parser('peer', help="summarise kunit.py's run beside ours")
 	g.add_argument('out')
 	g.add_argument('alloc')
 	g = bsub.add_parser('plant', help='a copy of the series with the planted bad SLUB '
 			    'patch (for timing bisect); prints the fix it takes back and the case it breaks')
 	g.add_argument('dest', help='the new series directory')
-	pipeline.add_settings(g)
+	settings.add_arguments(g)
 	bsub.add_parser('stages', help="a run's per-stage times as JSON").add_argument('out')
 	bsub.add_parser('report', help='bench.json and the table').add_argument('out')
 	bsub.add_parser('elapsed', help='seconds since a $EPOCHREALTIME reading').add_argument('since')
