@@ -188,7 +188,7 @@ class CountTest(unittest.TestCase):
 				json.dump(rows, f)
 			out = io.StringIO()
 			with contextlib.redirect_stdout(out):
-				self.assertEqual(cli.main(['table', '--count', run]), 0)
+				self.assertEqual(cli.main(['internal', 'table', '--count', run]), 0)
 		return out.getvalue().strip()
 
 	def test_count(self) -> None:

@@ -25,5 +25,6 @@ One module per job, as tools/testing/kunit/ splits kunit.py:
   bench         make bench's measurements and report
   lock          the cache's locks, never inherited by children
   progress      "[  Ns] ..." progress lines
-  __main__      the command line: python3 -m zsp SUBCOMMAND --help
+  __main__      the command line: python3 -m zsp SUBCOMMAND --help; the
+                plumbing apart, under python3 -m zsp internal
 """

@@ -170,7 +170,7 @@ def describe(s: Settings, tree: Tree, commit: str) -> str:
 
 def step_argv(s: Settings, req: BisectRequest) -> List[str]:
 	"""The bisect-step command line that git bisect run calls."""
-	argv = [sys.executable, '-m', 'zsp', 'bisect-step', '--alloc', req.alloc,
+	argv = [sys.executable, '-m', 'zsp', 'internal', 'bisect-step', '--alloc', req.alloc,
 		'--case', req.case, '--run', req.run, '--profile', req.profile,
 		'--timeout', str(req.limits.timeout), '--silence', str(req.limits.silence),
 		'--max-boots', str(req.limits.max_boots)]

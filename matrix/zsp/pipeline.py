@@ -47,8 +47,8 @@ class Limits:
 
 @dataclass(frozen=True)
 class CellRequest:
-	"""One cell on its tree as checked out (zsp cell; bisect's steps,
-	series-check and mutants make theirs)."""
+	"""One cell on its tree as checked out (zsp internal cell; bisect's
+	steps, series-check and mutants make theirs)."""
 	tree: str
 	alloc: str
 	out: str
@@ -75,12 +75,13 @@ class RunRequest:
 
 
 class Boot:
-	"""A cell's boots (python3 -m zsp boot-cell) in a child process; its
-	progress lines pass through, its last line is kept for the error."""
+	"""A cell's boots (python3 -m zsp internal boot-cell) in a child
+	process; its progress lines pass through, its last line is kept for
+	the error."""
 
 	def __init__(self, build: CellBuild, out: str, modules: List[str],
 		     limits: Limits, store: str, only: str = '') -> None:
-		cmd = [sys.executable, '-m', 'zsp', 'boot-cell',
+		cmd = [sys.executable, '-m', 'zsp', 'internal', 'boot-cell',
 		       '--kernel-version', build.s.kernel, '--profile', build.profile.name,
 		       '--tree', build.tree.name, '--alloc', build.alloc,
 		       '--kernel', build.bzimage, '--initrd', build.initramfs,

@@ -342,7 +342,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 @dataclass(frozen=True)
 class BootRequest:
-	"""One watched boot (zsp boot; its flags: add_arguments)."""
+	"""One watched boot (zsp internal boot; its flags: add_arguments)."""
 	kernel: str
 	initrd: str
 	log: str
