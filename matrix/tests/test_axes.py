@@ -164,13 +164,14 @@ class KernelAxisTest(unittest.TestCase):
 			pipeline.kernel_plan(s, 'all', [], True)
 
 	def test_check_covers_every_series_unless_patches_is_given(self) -> None:
-		from zsp import check
+		from zsp import seriesform
 		s = Settings(cache='/c', root='/r')
-		self.assertEqual([(k.kernel, k.patches) for k in check.series_settings(s, 'all')],
+		self.assertEqual([(k.kernel, k.patches) for k in seriesform.series_settings(s, 'all')],
 				 [('6.1', '/r/patches'), ('6.12', '/r/patches/6.12')])
-		self.assertEqual([k.kernel for k in check.series_settings(s, '6.12')], ['6.12'])
+		self.assertEqual([k.kernel for k in seriesform.series_settings(s, '6.12')], ['6.12'])
 		own = Settings(cache='/c', root='/r', patches='/tmp/mine')
-		self.assertEqual([k.patches for k in check.series_settings(own, 'all')], ['/tmp/mine'])
+		self.assertEqual([k.patches for k in seriesform.series_settings(own, 'all')],
+				 ['/tmp/mine'])
 
 	def test_every_kernels_series_directory_exists(self) -> None:
 		for k in axes.KERNELS.values():

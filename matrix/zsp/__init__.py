@@ -18,7 +18,10 @@ One module per job, as tools/testing/kunit/ splits kunit.py:
   commits       cells on commits of the patched tree: bisect, series-check
   series_table  series-check's prefix x allocator table
   mutants       make mutants: each wrong fix in a copy of the patched tree
-  check         make check: linters and the series' form
+  check         make check: its list of checks, run in order, then the count
+  lint          make check's harness lint: shellcheck, mypy --strict
+  seriesform    make check's series checks: git am, checkpatch, sign-off,
+                the commits cited, the cover letter current
   profiles      make profile-configs: the distro, debug and leak fragments
   callsites     make callsites: who asks for zero bytes (kprobes, report, table)
   testrun       make test: its stages, counted from their results
