@@ -18,9 +18,11 @@
 #   table      zsp/table.py             results/RUN/{table.txt,results.json}
 #
 # zsp/axes.py holds the matrix's axes as data (kernels, trees, profiles);
-# python3 -m zsp -h lists the subcommands, each with its flags.
+# python3 -m zsp -h lists the subcommands, each with its flags (the
+# plumbing apart: python3 -m zsp internal -h).
 # "zsp bisect" and "zsp series-check" (zsp/commits.py) run cells on
-# commits of the patched tree, git bisect run calling "zsp bisect-step";
+# commits of the patched tree, git bisect run calling "zsp internal
+# bisect-step";
 # "zsp mutants" on a copy of it with one wrong fix (matrix/mutants/*.patch)
 # applied, and each must fail; "zsp test" (zsp/testrun.py) runs the stages
 # of "make test", matrix/bench.sh those of "make bench". Nothing here loads a module
@@ -52,10 +54,10 @@ ZSP_FLAGS := --cache $(abspath $(CACHE))$(if $(PATCHES), --patches $(abspath $(P
 # The axes' one place is matrix/zsp/axes.py. Without python3 (a fresh
 # machine before "make deps") they are empty and zsp checks ALLOC.
 ZSP := PYTHONPATH=$(ROOT)/matrix python3 -m zsp
-ALLOCATORS := $(shell $(ZSP) axes all-allocators 2>/dev/null)
-KERNELS := $(shell $(ZSP) axes kernels 2>/dev/null)
-TREES := $(shell $(ZSP) axes trees 2>/dev/null)
-PROFILES := $(shell $(ZSP) axes profiles 2>/dev/null)
+ALLOCATORS := $(shell $(ZSP) internal axes all-allocators 2>/dev/null)
+KERNELS := $(shell $(ZSP) internal axes kernels 2>/dev/null)
+TREES := $(shell $(ZSP) internal axes trees 2>/dev/null)
+PROFILES := $(shell $(ZSP) internal axes profiles 2>/dev/null)
 RUN_ID := $(shell echo $$(date +%Y%m%d-%H%M%S)-$$$$)
 
 sel_alloc = $(if $(filter all,$(ALLOC)),$(ALLOCATORS),$(ALLOC))
@@ -162,7 +164,7 @@ merge:
 callsites: deps
 	@mkdir -p $(RESULTS)/callsites-$(RUN_ID)
 	@$(ZSP) run $(RESULTS)/callsites-$(RUN_ID) --trees patched --allocs "$(sel_alloc)" \
-		--profiles "$$($(ZSP) axes callsites-profiles)" $(ZSP_FLAGS) >&2
+		--profiles "$$($(ZSP) internal axes callsites-profiles)" $(ZSP_FLAGS) >&2
 	@$(ZSP) callsites $(RESULTS)/callsites-$(RUN_ID)
 
 bisect: deps
@@ -183,7 +185,7 @@ check: deps
 	@$(ZSP) check --kernels "$(or $(KERNEL),all)" $(ZSP_FLAGS)
 
 profile-configs:
-	@matrix/deps.sh $$($(ZSP) axes config-package)
+	@matrix/deps.sh $$($(ZSP) internal axes config-package)
 	@$(ZSP) profile-configs $(ZSP_FLAGS)
 
 selftest:

@@ -27,18 +27,18 @@ set -euo pipefail
 
 
 # timed NAME CMD...: wall seconds of CMD into the record $PIPE (a JSON
-# file, written by zsp bench record), its output into OUT/NAME.log.
+# file, written by zsp internal bench record), its output into OUT/NAME.log.
 timed() {
 	local name=$1 t0
 	shift
 	t0=$EPOCHREALTIME
 	"$@" >"$OUT/$name.log" 2>&1 || true
-	zsp bench record "$PIPE" "$name" --since "$t0"
+	zsp internal bench record "$PIPE" "$name" --since "$t0"
 }
 
 # stages NAME RUN: the per-stage seconds of RUN into the record.
 stages() {
-	zsp bench record "$PIPE" "$1" --stages "$2"
+	zsp internal bench record "$PIPE" "$1" --stages "$2"
 }
 
 # matrix_run RUN [FLAG...]: a whole matrix, with the Makefile's flags
@@ -112,7 +112,7 @@ bisect_pair() {
 	local tmp good case mode
 	local -a extra
 	tmp=$(mktemp -d)
-	read -r good case < <(zsp bench plant "$tmp/series" "${ZSP_FLAGS[@]}")
+	read -r good case < <(zsp internal bench plant "$tmp/series" "${ZSP_FLAGS[@]}")
 	for mode in case boot_all; do
 		extra=()
 		[ "$mode" = case ] || extra=(--boot-all)
@@ -120,7 +120,7 @@ bisect_pair() {
 		timed "bisect_${mode}_s" zsp bisect "$OUT/bisect-$mode" --alloc slub \
 			--good "$good" --case "$case" "${extra[@]}" "${ZSP_FLAGS[@]}" \
 			--patches "$tmp/series" --fresh
-		zsp bench record "$PIPE" "bisect_${mode}_answer" \
+		zsp internal bench record "$PIPE" "bisect_${mode}_answer" \
 			--value "$(tail -n 1 "$OUT/bisect_${mode}_s.log" | sed 's/; logs: .*//')"
 	done
 	rm -rf "$tmp"
@@ -134,14 +134,14 @@ main() {
 	settings "$@"
 	mkdir -p "$OUT"
 	PIPE=$OUT/pipeline.json
-	zsp bench record "$PIPE" date --value "$(date -u +%Y-%m-%dT%H:%MZ)"
-	zsp bench record "$PIPE" cores --value "$(nproc)"
+	zsp internal bench record "$PIPE" date --value "$(date -u +%Y-%m-%dT%H:%MZ)"
+	zsp internal bench record "$PIPE" cores --value "$(nproc)"
 	[ -z "$before" ] || before_setup "$before"
 	[ -z "$cold" ] || cold_matrix
 	log "bench: bring every cell up to date (not timed)"
 	matrix_run "$OUT/prime" >"$OUT/prime.log" 2>&1 || true
 	if [ -n "$before" ]; then
-		zsp bench record "$PIPE" before --value "$(git -C "$ZSP_ROOT" rev-parse --short=12 "$before")"
+		zsp internal bench record "$PIPE" before --value "$(git -C "$ZSP_ROOT" rev-parse --short=12 "$before")"
 		log "bench: bring every cell of the BEFORE harness up to date (not timed)"
 		before_run "$OUT/before-prime" >"$OUT/before-prime.log" 2>&1 || true
 		log "bench: BEFORE harness, rerun of the matrix, nothing changed"
@@ -166,33 +166,33 @@ main() {
 	stages slub_patch_edit_stages_s "$OUT/edit"
 	rm -rf "$tmp"
 	bisect_pair
-	zsp tree patched "${ZSP_FLAGS[@]}" >/dev/null
+	zsp internal tree patched "${ZSP_FLAGS[@]}" >/dev/null
 	log "bench: peer, kunit.py run --arch=x86_64 beside a FRESH=1 cell (slub)"
 	"$ZSP_ROOT/matrix/peer.sh" slub "$OUT/peer" "${ZSP_FLAGS[@]}" || true
 	PIPE=$OUT/peer/cell-time.json
 	# The same suite alone, as kunit.py runs it: no upstream test modules.
 	# kunit.py's figure is a rerun with nothing changed; so is ours: the
 	# bisects above left slub's O= dir built at another commit.
-	zsp cell --tree patched --alloc slub --out "$OUT/peer/cell-prime" \
+	zsp internal cell --tree patched --alloc slub --out "$OUT/peer/cell-prime" \
 		--modules zero_size_test "${ZSP_FLAGS[@]}" >"$OUT/peer/cell-prime.log" 2>&1 || true
-	timed peer_cell_s zsp cell --tree patched --alloc slub --out "$OUT/peer/cell" \
+	timed peer_cell_s zsp internal cell --tree patched --alloc slub --out "$OUT/peer/cell" \
 		--modules zero_size_test "${ZSP_FLAGS[@]}" --fresh
 	log "bench: text growth, scripts/bloat-o-meter vanilla vs patched vmlinux"
 	for alloc in $ZSP_ALLOCATORS; do
-		zsp bench bloat "$OUT" "$alloc" "${ZSP_FLAGS[@]}" || true
+		zsp internal bench bloat "$OUT" "$alloc" "${ZSP_FLAGS[@]}" || true
 	done
 	log "bench: zero_size_bench.ko, $GUEST_BOOTS boots per cell and clock, interleaved"
 	for n in $(seq "$GUEST_BOOTS"); do
 		for clock in icount wall; do
 			for alloc in $ZSP_ALLOCATORS; do
 				for tree in $ZSP_TREES; do
-					zsp bench guest "$OUT" "$tree" "$alloc" "$n" --clock "$clock" \
+					zsp internal bench guest "$OUT" "$tree" "$alloc" "$n" --clock "$clock" \
 						"${ZSP_FLAGS[@]}" || true
 				done
 			done
 		done
 	done
-	zsp bench report "$OUT"
+	zsp internal bench report "$OUT"
 }
 
 main "$@"

@@ -18,7 +18,7 @@ fi
 # python3-jsonschema validates make export's kcidb JSON in the self-tests,
 # python3-yaml reads the CI definitions in them;
 # chromium (with a font) renders the run's index.html in them.
-PACKAGES="$(zsp axes packages) qemu-system-x86 gcc make busybox-static jq
+PACKAGES="$(zsp internal axes packages) qemu-system-x86 gcc make busybox-static jq
 bison flex libelf-dev libssl-dev cpio ccache python3 xz-utils perl git
 util-linux shellcheck mypy python3-jsonschema python3-yaml chromium fonts-liberation $*"
 

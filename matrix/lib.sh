@@ -9,9 +9,9 @@ zsp() {
 }
 
 # The axes come from zsp/axes.py, their one place.
-ZSP_ALLOCATORS=$(zsp axes allocators)
+ZSP_ALLOCATORS=$(zsp internal axes allocators)
 # shellcheck disable=SC2034 # read by the scripts that source this
-ZSP_TREES=$(zsp axes trees)
+ZSP_TREES=$(zsp internal axes trees)
 export ZSP_ROOT
 
 # die MSG: the one-line error every script ends with on bad input.
@@ -52,18 +52,19 @@ settings() {
 		shift
 	done
 	[ -n "$ZSP_CACHE" ] || die "no --cache among the flags '${ZSP_FLAGS[*]}'; run this through make"
-	ZSP_PATCHES=$(zsp series --dir ${ZSP_PATCHES:+--patches "$ZSP_PATCHES"})
+	ZSP_PATCHES=$(zsp internal series --dir ${ZSP_PATCHES:+--patches "$ZSP_PATCHES"})
 }
 
 # Where tree $1 lives: Tree's own answer, the kernel axis included.
-src_dir() { zsp tree --path-only "$1" "${ZSP_FLAGS[@]}"; }
+src_dir() { zsp internal tree --path-only "$1" "${ZSP_FLAGS[@]}"; }
 
 # with_locks NAME... -- CMD...: run CMD under the cache's locks NAME...,
-# or refuse: two runs on one tree would corrupt each other. "zsp locked"
-# holds them in its own process, on descriptors no child inherits (a
-# daemon a child leaves behind, such as git's auto gc, cannot keep them),
-# and ends after CMD, however CMD ends. Locks a caller already holds for
-# us (ZSP_LOCKS, set by zsp locked) are not taken again.
+# or refuse: two runs on one tree would corrupt each other. "zsp
+# internal locked" holds them in its own process, on descriptors no child
+# inherits (a daemon a child leaves behind, such as git's auto gc, cannot
+# keep them), and ends after CMD, however CMD ends. Locks a caller
+# already holds for us (ZSP_LOCKS, set by zsp internal locked) are not
+# taken again.
 with_locks() {
 	local names=()
 	while [ "$1" != -- ]; do
@@ -78,7 +79,7 @@ with_locks() {
 		"$@"
 		return
 	fi
-	zsp locked --cache "$ZSP_CACHE" "${names[@]}" -- "$@"
+	zsp internal locked --cache "$ZSP_CACHE" "${names[@]}" -- "$@"
 }
 
 # relock NAME... -- "$@": at the top of a script's main, run the script

@@ -13,7 +13,7 @@ set -euo pipefail
 # peer_tree: lib/zsp-kunit in a hard-linked copy of the patched tree,
 # made again when the series changed.
 peer_tree() {
-	zsp copy-tree "$PEER/src" "${ZSP_FLAGS[@]}"
+	zsp internal copy-tree "$PEER/src" "${ZSP_FLAGS[@]}"
 	if ! grep -q ZSP_KUNIT_TEST "$PEER/src/lib/Makefile"; then
 		# sed -i writes new files: the patched tree's stay as they are.
 		sed -i '$a\
@@ -48,7 +48,7 @@ kunit_run() {
 		--kunitconfig="$out/kunitconfig" --jobs="$(nproc)" --timeout=600 \
 		--make_options CC="ccache gcc" --qemu_args='-smp 2 -nic none' \
 		--json="$out/$name.json" >"$out/$name.log" 2>&1 || rc=$?
-	printf '%s %s %d\n' "$name" "$(zsp bench elapsed "$t0")" "$rc" >>"$out/peer-times"
+	printf '%s %s %d\n' "$name" "$(zsp internal bench elapsed "$t0")" "$rc" >>"$out/peer-times"
 }
 
 main() {
@@ -69,7 +69,7 @@ main() {
 	kunit_run first "$out"
 	log "peer: kunit.py run, again with nothing changed"
 	kunit_run again "$out"
-	zsp bench peer "$out" "$ALLOC"
+	zsp internal bench peer "$out" "$ALLOC"
 }
 
 main "$@"

@@ -24,8 +24,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MATRIX = os.path.dirname(HERE)
 ROOT = os.path.dirname(MATRIX)
 sys.path.insert(0, MATRIX)
-from zsp import pipeline  # noqa: E402
-from zsp.kernel import Settings  # noqa: E402
+from zsp import settings  # noqa: E402
+from zsp.settings import Settings  # noqa: E402
 from zsp.testrun import SETTINGS_ENV  # noqa: E402
 
 ZSP = [sys.executable, '-m', 'zsp']
@@ -37,20 +37,21 @@ def run_settings() -> Settings:
 	zsp's defaults. Every cell these tests start must really build and
 	boot (zsp/cache.py): --fresh."""
 	p = argparse.ArgumentParser()
-	pipeline.add_settings(p)
-	s = pipeline.settings(p.parse_args(shlex.split(os.environ.get(SETTINGS_ENV, ''))))
+	settings.add_arguments(p)
+	s = settings.from_args(p.parse_args(shlex.split(os.environ.get(SETTINGS_ENV, ''))))
 	return dataclasses.replace(s, fresh=True)
 
 
 RUN_SETTINGS = run_settings()
-SETTINGS = pipeline.settings_argv(RUN_SETTINGS)
+SETTINGS = settings.argv(RUN_SETTINGS)
 CACHE = RUN_SETTINGS.cache
 PATCHED = os.path.join(CACHE, 'src', 'patched')
 
 
 def zsp(command: str, *argv: str) -> List[str]:
-	"""A zsp command with the run's settings; flags in argv override them."""
-	return ZSP + [command] + SETTINGS + list(argv)
+	"""A zsp command ('run', or 'internal cell' for the plumbing) with the
+	run's settings; flags in argv override them."""
+	return ZSP + command.split() + SETTINGS + list(argv)
 
 
 os.environ['PYTHONPATH'] = MATRIX
@@ -111,7 +112,7 @@ class BadInput(unittest.TestCase):
 
 	def test_missing_tarball(self) -> None:
 		with tempfile.TemporaryDirectory() as cache:
-			r = run(ZSP + ['tree', 'vanilla', '--cache', cache,
+			r = run(ZSP + ['internal', 'tree', 'vanilla', '--cache', cache,
 				       '--tarball', '/nonexistent.tar.xz'])
 		self.assertNotEqual(r.returncode, 0)
 		self.assertEqual(error_lines(r.stderr),
@@ -156,7 +157,7 @@ class BadSeriesAndConfig(unittest.TestCase):
 		# Context that is not in mm/slub.c.
 		self.edit_slub_patch(' void kmem_cache_free(struct kmem_cache *s, void *x)',
 				     ' void kmem_cache_free(struct kmem_cache *s, void *object)')
-		r = run(zsp('tree', 'patched', '--patches', self.patches))
+		r = run(zsp('internal tree', 'patched', '--patches', self.patches))
 		self.assertNotEqual(r.returncode, 0)
 		errs = error_lines(r.stderr)
 		self.assertEqual(len(errs), 1, errs)
@@ -171,7 +172,7 @@ class BadSeriesAndConfig(unittest.TestCase):
 		shutil.copytree(os.path.join(ROOT, 'configs'), configs)
 		with open(os.path.join(configs, 'slab.config'), 'a') as f:
 			f.write('CONFIG_SLUB_KUNIT_TEST=m\n')	# needs SLUB
-		r = run(zsp('step', 'config', '--tree', 'vanilla', '--alloc', 'slab',
+		r = run(zsp('internal step', 'config', '--tree', 'vanilla', '--alloc', 'slab',
 			    '--configs', configs, '--obj-prefix', 'o-faulttest-'))
 		shutil.rmtree(os.path.join(CACHE, 'src', 'vanilla', 'o-faulttest-slab'),
 			      ignore_errors=True)
@@ -201,7 +202,7 @@ class BadSeriesAndConfig(unittest.TestCase):
 class Interrupted(unittest.TestCase):
 
 	def start_cell(self, out: str) -> subprocess.Popen:
-		return subprocess.Popen(zsp('cell', '--tree', 'patched', '--alloc', 'slab',
+		return subprocess.Popen(zsp('internal cell', '--tree', 'patched', '--alloc', 'slab',
 					    '--out', out),
 					stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
 					start_new_session=True)
@@ -225,7 +226,7 @@ class Interrupted(unittest.TestCase):
 		self.assertEqual([f for f in os.listdir(out) if f.endswith('.tmp')], [])
 		self.assertFalse(os.path.exists(os.path.join(out, 'cell.json')))
 		# The next run works without make clean.
-		r = run(zsp('cell', '--tree', 'patched', '--alloc', 'slab', '--out', out),
+		r = run(zsp('internal cell', '--tree', 'patched', '--alloc', 'slab', '--out', out),
 			timeout=900)
 		self.assertEqual(r.returncode, 0, r.stderr[-500:])
 		self.assertTrue(os.path.exists(os.path.join(out, 'cell.json')))
@@ -238,7 +239,7 @@ class Interrupted(unittest.TestCase):
 		time.sleep(3)
 		os.killpg(p.pid, signal.SIGTERM)
 		p.wait(60)
-		r = run(zsp('step', 'kernel', '--tree', 'patched', '--alloc', 'slab',
+		r = run(zsp('internal step', 'kernel', '--tree', 'patched', '--alloc', 'slab',
 			    '--log', os.path.join(out, 'build2.log')), timeout=1800)
 		self.assertEqual(r.returncode, 0, r.stderr[-500:])
 
@@ -263,7 +264,7 @@ class Interrupted(unittest.TestCase):
 @unittest.skipUnless(os.path.exists(os.path.join(PATCHED, 'tools/testing/kunit/kunit.py')),
 		     'needs the kernel tree for kunit.py')
 class GarbageConsole(unittest.TestCase):
-	"""python3 -m zsp boot-cell with a fake QEMU whose console carries broken KTAP."""
+	"""python3 -m zsp internal boot-cell with a fake QEMU whose console carries broken KTAP."""
 
 	def run_cell(self, console: List[str]) -> dict:
 		import json
@@ -278,7 +279,7 @@ class GarbageConsole(unittest.TestCase):
 			f.write('#!/bin/sh\nprintf plan\n')
 		os.chmod(gen, 0o755)
 		out = os.path.join(tmp, 'out')
-		r = run(ZSP + ['boot-cell', '--tree', 'patched',
+		r = run(ZSP + ['internal', 'boot-cell', '--tree', 'patched',
 			 '--alloc', 'slab', '--kernel', 'k', '--initrd', base,
 			 '--gen-init-cpio', gen, '--kunit-tool',
 			 os.path.join(PATCHED, 'tools/testing/kunit/kunit.py'),

@@ -12,8 +12,9 @@ import tempfile
 import unittest
 from unittest import mock
 
-from zsp import axes, baseline, results, table
-from zsp.kernel import CellBuild, Settings
+from zsp import axes, baseline, errors, results, table
+from zsp.kernel import CellBuild
+from zsp.settings import Settings
 
 K612 = axes.Kernel(name='6.12', package='linux-source-6.12',
 		   tarball='/usr/src/linux-source-6.12.tar.xz', allocators=('slub',),
@@ -157,19 +158,20 @@ class KernelAxisTest(unittest.TestCase):
 		# ALLOC=slab runs 6.1 alone: 6.12's SLAB column is "removed".
 		self.assertEqual([ks.kernel for ks, _ in pipeline.kernel_plan(s, 'all', ['slab'], False)],
 				 ['6.1'])
-		with self.assertRaisesRegex(pipeline.AxisError, 'ALLOC=slob is in none of KERNEL=6.12'):
+		with self.assertRaisesRegex(errors.AxisError, 'ALLOC=slob is in none of KERNEL=6.12'):
 			pipeline.kernel_plan(s, '6.12', ['slob'], False)
-		with self.assertRaisesRegex(pipeline.AxisError, 'PATCHES= is the series of one kernel'):
+		with self.assertRaisesRegex(errors.AxisError, 'PATCHES= is the series of one kernel'):
 			pipeline.kernel_plan(s, 'all', [], True)
 
 	def test_check_covers_every_series_unless_patches_is_given(self) -> None:
-		from zsp import check
+		from zsp import seriesform
 		s = Settings(cache='/c', root='/r')
-		self.assertEqual([(k.kernel, k.patches) for k in check.series_settings(s, 'all')],
+		self.assertEqual([(k.kernel, k.patches) for k in seriesform.series_settings(s, 'all')],
 				 [('6.1', '/r/patches'), ('6.12', '/r/patches/6.12')])
-		self.assertEqual([k.kernel for k in check.series_settings(s, '6.12')], ['6.12'])
+		self.assertEqual([k.kernel for k in seriesform.series_settings(s, '6.12')], ['6.12'])
 		own = Settings(cache='/c', root='/r', patches='/tmp/mine')
-		self.assertEqual([k.patches for k in check.series_settings(own, 'all')], ['/tmp/mine'])
+		self.assertEqual([k.patches for k in seriesform.series_settings(own, 'all')],
+				 ['/tmp/mine'])
 
 	def test_every_kernels_series_directory_exists(self) -> None:
 		for k in axes.KERNELS.values():

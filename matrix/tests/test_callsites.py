@@ -12,7 +12,7 @@ import tempfile
 import unittest
 from typing import Dict, List, Tuple
 
-from zsp import axes, callsites, console, kernel, qemu, runner
+from zsp import axes, callsites, console, errors, qemu, runner, settings
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
 
@@ -93,7 +93,7 @@ class RunTest(unittest.TestCase):
 
 	def test_empty_run_is_an_error(self) -> None:
 		with tempfile.TemporaryDirectory() as run:
-			with self.assertRaises(callsites.CallsitesError):
+			with self.assertRaises(errors.CallsitesError):
 				callsites.main(run)
 
 
@@ -146,7 +146,7 @@ class ProbeTest(unittest.TestCase):
 				f.write('\n'.join(list(defs.values()) + ['p:kprobes/other vfree']) + '\n')
 			# The guest's own shell: busybox-static (make deps).
 			script = f'T={t}\n' + ''.join(fns) + 'callsites_renew_lost'
-			run = subprocess.run([kernel.Settings.busybox, 'sh', '-c', script],
+			run = subprocess.run([settings.Settings.busybox, 'sh', '-c', script],
 					     check=True, capture_output=True, text=True)
 			with open(events) as f:
 				written = f.read().splitlines()

@@ -14,7 +14,8 @@ from unittest import mock
 
 from tests import ci_jobs
 from zsp import axes
-from zsp.kernel import CellBuild, Settings
+from zsp.kernel import CellBuild
+from zsp.settings import Settings
 
 MAKEFILE = os.path.join(ci_jobs.ROOT, 'Makefile')
 

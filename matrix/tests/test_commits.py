@@ -1,11 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-"""zsp/commits.py, zsp/mutants.py and zsp/check.py on small fake trees:
-what GOOD/BAD name, the series checked out again after a bisect or
-series-check, a mutant applied to the copy and put back, a patch unfit to
-send."""
+"""zsp/commits.py and zsp/mutants.py on small fake trees: what GOOD/BAD
+name, the series checked out again after a bisect or series-check, a
+mutant applied to the copy and put back."""
 
-import argparse
 import contextlib
+import dataclasses
 import io
 import os
 import signal
@@ -16,8 +15,10 @@ import time
 import unittest
 from unittest import mock
 
-from zsp import __main__, axes, check, commits, mutants, runner, series
-from zsp.kernel import GIT_ID, Settings, Tree
+from zsp import __main__, axes, commits, errors, mutants, runner, series
+from zsp.kernel import GIT_ID, Tree
+from zsp.pipeline import CellRequest, Limits
+from zsp.settings import Settings
 
 
 def git(src: str, *args: str) -> str:
@@ -68,7 +69,7 @@ class FakeSeries(unittest.TestCase):
 			self.assertEqual(r(name), self.commits[1], name)
 		self.assertEqual(r('0002-two'), self.commits[2])
 		self.assertEqual(r(self.commits[1][:10]), self.commits[1])
-		with self.assertRaisesRegex(commits.BisectError, "'0003-x' is neither a patch"):
+		with self.assertRaisesRegex(errors.BisectError, "'0003-x' is neither a patch"):
 			r('0003-x')
 
 	def test_describe(self) -> None:
@@ -95,7 +96,7 @@ class FakeSeries(unittest.TestCase):
 import os
 from unittest import mock
 from zsp import commits
-from zsp.kernel import Settings
+from zsp.settings import Settings
 s = Settings(cache={self.s.cache!r}, patches={self.patches!r})
 with mock.patch.object(commits.Tree, 'prepare', return_value=''):
 	with commits.patched_tree(s) as tree:
@@ -148,16 +149,20 @@ with mock.patch.object(commits.Tree, 'prepare', return_value=''):
 	def test_relative_run_dir_is_made_absolute(self) -> None:
 		"""git bisect run runs the step in the tree: a relative run dir
 		must not land there."""
-		args = argparse.Namespace(alloc='slub', case='', run='rel/run', good='base', bad='')
+		req = commits.BisectRequest(alloc='slub', case='', run='rel/run', good='base', bad='')
 		cwd = os.getcwd()
 		os.chdir(self.tmp.name)
 		try:
+			# The request is frozen: the run dir the bisect goes on with
+			# is the one it makes.
 			with mock.patch.object(commits, 'patched_tree', side_effect=RuntimeError('stop')), \
+			     mock.patch.object(commits.os, 'makedirs', wraps=os.makedirs) as makedirs, \
 			     self.assertRaises(RuntimeError):
-				commits.find_first_bad(self.s, args)
+				commits.find_first_bad(self.s, req)
 		finally:
 			os.chdir(cwd)
-		self.assertEqual(args.run, os.path.join(self.tmp.name, 'rel', 'run'))
+		self.assertEqual(makedirs.call_args_list[0],
+				 mock.call(os.path.join(self.tmp.name, 'rel', 'run'), exist_ok=True))
 
 
 class PlantBadTest(unittest.TestCase):
@@ -189,14 +194,14 @@ class BisectStepTest(unittest.TestCase):
 		(vanilla SLOB's crashes and hangs cost a boot each)."""
 		seen = []
 
-		def cell(_s: Settings, a: argparse.Namespace) -> int:
+		def cell(_s: Settings, a: CellRequest) -> int:
 			seen.append(a.only)
 			return 0
 		with tempfile.TemporaryDirectory() as d, \
 		     mock.patch.object(commits.pipeline, 'cell', side_effect=cell):
 			for case in ('z2_kfree', ''):
-				args = argparse.Namespace(alloc='slob', case=case, profile='tiny')
-				commits.suite_cell(Settings(cache=d), args, 'slob', d)
+				req = commits.BisectRequest(run=d, alloc='slob', case=case, profile='tiny')
+				commits.step_cell(Settings(cache=d), req, d)
 		self.assertEqual(seen, ['z2_kfree', ''])
 
 	def test_boot_all_boots_the_suite_and_reaches_the_step(self) -> None:
@@ -204,20 +209,20 @@ class BisectStepTest(unittest.TestCase):
 		boots every case, at each step git bisect run calls."""
 		seen = []
 
-		def cell(_s: Settings, a: argparse.Namespace) -> int:
+		def cell(_s: Settings, a: CellRequest) -> int:
 			seen.append(a.only)
 			return 0
-		args = argparse.Namespace(alloc='slob', case='z2_kfree', profile='tiny', boot_all=True,
-					  run='r', timeout=1, silence=1, max_boots=1)
+		req = commits.BisectRequest(alloc='slob', case='z2_kfree', profile='tiny', boot_all=True,
+					    run='r', limits=Limits(timeout=1, silence=1, max_boots=1))
 		with tempfile.TemporaryDirectory() as d, \
 		     mock.patch.object(commits.pipeline, 'cell', side_effect=cell):
-			commits.suite_cell(Settings(cache=d), args, 'slob', d)
-			argv = commits.step_argv(Settings(cache=d), args)
+			commits.step_cell(Settings(cache=d), req, d)
+			argv = commits.step_argv(Settings(cache=d), req)
 		self.assertEqual(seen, [''])
 		self.assertIn('--boot-all', argv)
 		self.assertEqual(argv[argv.index('--case') + 1], 'z2_kfree')
-		args.boot_all = False
-		self.assertNotIn('--boot-all', commits.step_argv(Settings(cache='c'), args))
+		req = dataclasses.replace(req, boot_all=False)
+		self.assertNotIn('--boot-all', commits.step_argv(Settings(cache='c'), req))
 
 	def test_boot_passes_only_to_the_runner(self) -> None:
 		build = mock.MagicMock(bzimage='bz', initramfs='i', gen_init_cpio='g',
@@ -225,10 +230,11 @@ class BisectStepTest(unittest.TestCase):
 		build.s.kernel, build.s.fresh = '6.1', False
 		build.profile.name, build.tree.name = 'tiny', 'patched'
 		build.tree.has_commit.return_value = False
-		limits = argparse.Namespace(timeout=1, silence=1, max_boots=1, only='z2_kfree')
+		limits = Limits(timeout=1, silence=1, max_boots=1)
 		with mock.patch.object(commits.pipeline.subprocess, 'Popen') as popen, \
 		     mock.patch.object(commits.pipeline.threading, 'Thread'):
-			commits.pipeline.Boot(build, 'out', ['zero_size_test'], limits, 'store')
+			commits.pipeline.Boot(build, 'out', ['zero_size_test'], limits, 'store',
+					      only='z2_kfree')
 		cmd = popen.call_args[0][0]
 		self.assertEqual(cmd[cmd.index('--only') + 1], 'z2_kfree')
 
@@ -247,8 +253,8 @@ class MutantsTest(unittest.TestCase):
 	def test_max_boots_is_honoured(self) -> None:
 		seen = []
 
-		def cell(_s: Settings, a: argparse.Namespace) -> int:
-			seen.append(a.max_boots)
+		def cell(_s: Settings, a: CellRequest) -> int:
+			seen.append(a.limits.max_boots)
 			return 0
 		parse = __main__.build_parser().parse_args
 		with tempfile.TemporaryDirectory() as d, \
@@ -256,8 +262,8 @@ class MutantsTest(unittest.TestCase):
 		     mock.patch.object(mutants, 'judge', return_value=['crash', '']), \
 		     contextlib.redirect_stdout(io.StringIO()):
 			for argv, want in (([], mutants.MUTANT_BOOTS), (['--max-boots', '7'], 7)):
-				args = parse(['mutants', d] + argv)
-				mutants.run_one(Settings(cache=d), args, 'm', 'slub', 'crash')
+				req = __main__.mutants_request(parse(['mutants', d] + argv))
+				mutants.run_one(Settings(cache=d), req, 'm', 'slub', 'crash')
 				self.assertEqual(seen[-1], want, argv)
 
 	def test_every_mutant_names_an_allocator_and_a_patch(self) -> None:
@@ -304,51 +310,6 @@ class MutantsTest(unittest.TestCase):
 			copy.restore()
 			with open(os.path.join(dst, 'mm', 'slub.c')) as f:
 				self.assertEqual(f.read(), 'a\nb\nc\n')
-
-
-class CheckTest(unittest.TestCase):
-
-	def why(self, text: str) -> str:
-		with tempfile.NamedTemporaryFile('w', suffix='.patch') as f:
-			f.write(text)
-			f.flush()
-			return check.check_patch(f.name, 'x.patch', '/nonexistent')
-
-	def test_subject_and_sign_off(self) -> None:
-		self.assertIn("lacks a 'subsystem: ' prefix", self.why('Subject: [PATCH 1/2] fix it\n'))
-		self.assertEqual(self.why('Subject: [PATCH 1/2] mm/slub: fix it\n'), 'no Signed-off-by')
-		self.assertEqual(self.why('Subject: [PATCH 7/8] mm/slub, kunit: add tests\n'),
-				 'no Signed-off-by')
-		self.assertIn("lacks a 'subsystem: ' prefix",
-			      self.why('Subject: [PATCH 1/2] mm/slub,kunit: add tests\n'))
-
-	def test_citations(self) -> None:
-		known = [('b77d5b1b83e3e14870224de7c63f115a2dc44e9a',
-			  'mm: slab: optimize memcg_slab_free_hook()'), ('3042f83f19be', 'rcu: x y')]
-		good = ('Since commit b77d5b1b83e3 ("mm: slab: optimize\nmemcg_slab_free_hook()")\n'
-			'Fixes: 3042f83f19be ("rcu: x y")\n')
-		self.assertEqual(check.check_citations(good, known), '')
-		for bad, want in (
-			('Fixes: 3042f83f ("rcu: x y")', '12+ hex digits'),
-			('Fixes: 3042f83f19be (rcu: x y)', '12+ hex digits'),
-			('Fixes: 3042f83f19be ("rcu: x")', 'is "rcu: x y", not "rcu: x"'),
-			('Fixes: 123456789abc ("rcu: x y")', 'not in upstream-commits.txt'),
-			('commit 3042f83 ("rcu: x y")', 'at least 12 hex digits')):
-			self.assertIn(want, check.check_citations(bad, known), bad)
-
-	def test_recorded_upstream_commits_are_well_formed(self) -> None:
-		for cid, subject in check.upstream_commits():
-			self.assertRegex(cid, r'^[0-9a-f]{12,40}$')
-			self.assertTrue(subject and subject == subject.strip(), cid)
-
-	def test_missing_tool_is_a_failed_check(self) -> None:
-		ok, why = check.lint(['zsp-no-such-linter', 'x'])
-		self.assertFalse(ok)
-		self.assertIn('zsp-no-such-linter', why)
-
-	def test_shell_files_exist(self) -> None:
-		for f in check.shell_files():
-			self.assertTrue(os.path.isfile(f), f)
 
 
 if __name__ == '__main__':

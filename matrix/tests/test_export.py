@@ -16,7 +16,7 @@ from typing import Any, Dict, Iterator, List, Tuple
 
 import jsonschema
 
-from zsp import export, results
+from zsp import errors, export, results
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
 SCHEMA = os.path.join(DATA, 'kcidb-v5-schema.json')
@@ -282,7 +282,7 @@ class ExportTest(unittest.TestCase):
 	def test_missing_results_json(self) -> None:
 		os.unlink(os.path.join(self.run, 'results.json'))
 		for fn in (export.kcidb, export.junit, export.main):
-			with self.assertRaises(export.ExportError) as e:
+			with self.assertRaises(errors.ExportError) as e:
 				fn(self.run)
 			msg = str(e.exception)
 			self.assertIn(f'{self.run} has no results.json', msg)
@@ -290,10 +290,10 @@ class ExportTest(unittest.TestCase):
 			self.assertNotIn('\n', msg)
 
 	def test_bad_origin_and_missing_series(self) -> None:
-		with self.assertRaises(export.ExportError):
+		with self.assertRaises(errors.ExportError):
 			export.kcidb(self.run, origin='Not-An-Origin')
 		os.unlink(os.path.join(self.patches, 'series'))
-		with self.assertRaises(export.ExportError) as e:
+		with self.assertRaises(errors.ExportError) as e:
 			self.report()
 		self.assertIn('series', str(e.exception))
 

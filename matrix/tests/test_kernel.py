@@ -12,9 +12,10 @@ from types import FrameType
 from typing import Optional
 
 from zsp import axes, kernel, series
-from zsp.kernel import Settings, Tree
+from zsp.kernel import Tree
+from zsp.settings import Settings
 from zsp.cache import Stamp, digest
-from zsp.kernel_errors import SeriesError
+from zsp.errors import SeriesError
 
 
 class SeriesTest(unittest.TestCase):
@@ -152,7 +153,7 @@ class HasCommitTest(unittest.TestCase):
 			# The cache inside a checkout whose history has the subject.
 			git(cache, 'init', '-q')
 			git(cache, 'commit', '-q', '--allow-empty', '-m', 'x86/mm: the subject')
-			s = kernel.Settings(cache=cache)
+			s = Settings(cache=cache)
 			vanilla, patched = kernel.Tree(s, 'vanilla'), kernel.Tree(s, 'patched')
 			for t in (vanilla, patched):
 				os.makedirs(t.src)

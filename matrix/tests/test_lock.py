@@ -3,7 +3,7 @@
 its locks when it returns, and a rerun right after works, with no delay.
 
 The runs are the real pipeline (zsp run, with a fake kernel tarball: the
-tree and config steps) and the real boot loop (zsp boot-cell, with a fake
+tree and config steps) and the real boot loop (zsp internal boot-cell, with a fake
 QEMU). The
 fake tree's Makefile leaves a daemon behind on "make kernelversion", as
 git's auto gc did after the patched tree's first commit: a lock a child
@@ -112,7 +112,7 @@ class LockTest(unittest.TestCase):
 					preexec_fn=ctrl_c_as_in_a_terminal)
 
 	def locked(self, cmd: List[str]) -> subprocess.CompletedProcess[str]:
-		return subprocess.run([sys.executable, '-m', 'zsp', 'locked', '--cache', self.cache,
+		return subprocess.run([sys.executable, '-m', 'zsp', 'internal', 'locked', '--cache', self.cache,
 				       '--lock', 'src-vanilla', '--lock', 'src-patched', '--'] + cmd,
 				      env=self.env, capture_output=True, text=True, timeout=60)
 
@@ -131,7 +131,7 @@ class LockTest(unittest.TestCase):
 		self.assertEqual(self.locked(['true']).returncode, 0)
 
 	def test_busy_lock_refused_in_one_line(self) -> None:
-		r = self.locked(['sh', '-c', f'{sys.executable} -m zsp locked --cache {self.cache} '
+		r = self.locked(['sh', '-c', f'{sys.executable} -m zsp internal locked --cache {self.cache} '
 				 '--lock src-vanilla -- true'])
 		self.assertEqual(r.returncode, 1)
 		self.assertEqual(r.stderr.splitlines(),
@@ -177,9 +177,9 @@ class LockTest(unittest.TestCase):
 		self.env.update(PATH=self.dir + ':' + os.environ['PATH'], FAKE_QEMU_PID=pidfile,
 				FAKE_QEMU_CONSOLE=console, FAKE_QEMU_END='hang')
 		p = subprocess.Popen(
-			[sys.executable, '-m', 'zsp', 'locked', '--cache', self.cache,
+			[sys.executable, '-m', 'zsp', 'internal', 'locked', '--cache', self.cache,
 			 '--lock', 'src-vanilla', '--lock', 'src-patched', '--',
-			 sys.executable, '-m', 'zsp', 'boot-cell', '--tree', 'patched',
+			 sys.executable, '-m', 'zsp', 'internal', 'boot-cell', '--tree', 'patched',
 			 '--alloc', 'slub', '--kernel', 'k', '--initrd', base, '--gen-init-cpio', gen,
 			 '--kunit-tool', 'kunit.py', '--modules', 'zero_size_test',
 			 '--out', os.path.join(self.dir, 'cell'), '--silence', '60'],

@@ -11,7 +11,7 @@ import tempfile
 import unittest
 from typing import Dict, List
 
-from zsp import merge, results, table
+from zsp import errors, merge, results, table
 
 # Two cells agree on every contract case, the third differs: Z7 across
 # the merged cells must see that, as it does in one run.
@@ -95,10 +95,10 @@ class MergeTest(unittest.TestCase):
 				   ([self.path('nope')], 'no such run directory'),
 				   ([self.path('empty')], 'has no cell directories'),
 				   ([self.path('a'), self.path('b')], 'cell patched-slub is in both')):
-			with self.assertRaisesRegex(merge.MergeError, want):
+			with self.assertRaisesRegex(errors.MergeError, want):
 				merge.main(self.path('out'), runs)
 			self.assertFalse(os.path.exists(self.path('out')), want)
-		with self.assertRaisesRegex(merge.MergeError, 'exists; merge into a new directory'):
+		with self.assertRaisesRegex(errors.MergeError, 'exists; merge into a new directory'):
 			merge.main(self.path('a'), [self.path('b')])
 
 

@@ -11,8 +11,9 @@ import unittest
 from unittest import mock
 
 from zsp import axes, console, kernel, profiles, qemu, runner, table
-from zsp.kernel import CellBuild, Settings
-from zsp.kernel_errors import ConfigError
+from zsp.kernel import CellBuild
+from zsp.settings import Settings
+from zsp.errors import ConfigError
 
 
 def write(path: str, text: str) -> str:

@@ -10,7 +10,8 @@ import time
 import unittest
 
 from zsp import kernel, pipeline, progress, results
-from zsp.kernel import CellBuild, Settings
+from zsp.kernel import CellBuild
+from zsp.settings import Settings
 
 KBUILD = '''  SYNC    include/config/auto.conf
   CC      init/main.o

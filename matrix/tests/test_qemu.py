@@ -208,7 +208,7 @@ class FakeQemu(unittest.TestCase):
 		with open(self.env['FAKE_QEMU_CONSOLE'], 'w') as f:
 			f.write('booting\n')
 		env = dict(os.environ, FAKE_QEMU_END='hang', PYTHONPATH=os.path.dirname(HERE))
-		p = subprocess.Popen([sys.executable, '-m', 'zsp', 'boot',
+		p = subprocess.Popen([sys.executable, '-m', 'zsp', 'internal', 'boot',
 				      '--kernel', 'k', '--initrd', 'i', '--log', self.log,
 				      '--silence', '30'], env=env, stdout=subprocess.DEVNULL)
 		pidfile = self.env['FAKE_QEMU_PID']

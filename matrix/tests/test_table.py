@@ -13,6 +13,7 @@ from unittest import mock
 from zsp import baseline
 from zsp import table
 from zsp import __main__ as cli
+from zsp import errors
 from zsp import results
 
 
@@ -187,7 +188,7 @@ class CountTest(unittest.TestCase):
 				json.dump(rows, f)
 			out = io.StringIO()
 			with contextlib.redirect_stdout(out):
-				self.assertEqual(cli.main(['table', '--count', run]), 0)
+				self.assertEqual(cli.main(['internal', 'table', '--count', run]), 0)
 		return out.getvalue().strip()
 
 	def test_count(self) -> None:
@@ -235,7 +236,7 @@ class ResultsJsonTest(unittest.TestCase):
 			path = os.path.join(run, 'results.json')
 			with open(path, 'w') as f:
 				json.dump({'schema': results.SCHEMA + 1, 'rows': []}, f)
-			with self.assertRaises(results.SchemaError):
+			with self.assertRaises(errors.SchemaError):
 				results.load_rows(path)
 
 	def test_bare_list_of_earlier_runs_still_reads(self) -> None:

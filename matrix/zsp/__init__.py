@@ -3,7 +3,9 @@
 
 One module per job, as tools/testing/kunit/ splits kunit.py:
   axes          the matrix's axes as data: kernels, trees, profiles, allocators
-  kernel        the kernel side: Tree and CellBuild (kernel_errors: its errors);
+  settings      Settings: where things are and how to build, passed down
+  errors        ZspError, the base of every error a user is shown, and its kinds
+  kernel        the kernel side: Tree and CellBuild;
                 series, the one parser of patches/series
   pipeline      a cell's steps and boot; a run of cells
   results       statuses, contract rows, the bisect and mutant verdicts
@@ -16,12 +18,16 @@ One module per job, as tools/testing/kunit/ splits kunit.py:
   commits       cells on commits of the patched tree: bisect, series-check
   series_table  series-check's prefix x allocator table
   mutants       make mutants: each wrong fix in a copy of the patched tree
-  check         make check: linters and the series' form
+  check         make check: its list of checks, run in order, then the count
+  lint          make check's harness lint: shellcheck, mypy --strict
+  seriesform    make check's series checks: git am, checkpatch, sign-off,
+                the commits cited, the cover letter current
   profiles      make profile-configs: the distro, debug and leak fragments
   callsites     make callsites: who asks for zero bytes (kprobes, report, table)
   testrun       make test: its stages, counted from their results
   bench         make bench's measurements and report
   lock          the cache's locks, never inherited by children
   progress      "[  Ns] ..." progress lines
-  __main__      the command line: python3 -m zsp SUBCOMMAND --help
+  __main__      the command line: python3 -m zsp SUBCOMMAND --help; the
+                plumbing apart, under python3 -m zsp internal
 """

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import console
+from .errors import CallsitesError
 
 # guest-init's pseudo-module that prints the counts.
 MODULE = 'callsites'
@@ -269,10 +270,6 @@ def table(cells: Dict[str, Counts]) -> str:
 		lines.append('probes missing (rejected at boot?), their callers uncounted in '
 			     + ', '.join(lost))
 	return '\n'.join(lines).rstrip('\n')
-
-
-class CallsitesError(Exception):
-	"""A run with no counts to show."""
 
 
 def main(run: str) -> int:

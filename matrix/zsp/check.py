@@ -1,105 +1,22 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make check: the harness is clean and the series is fit to send.
-
-What remains in shell passes shellcheck and this package mypy --strict;
-the series applies with git am to the pristine tree (Tree.prepare does
-that, and caches the result by the series' content); every patch has a
-subject with a subsystem prefix and a Signed-off-by, and passes the
-tree's checkpatch.pl --strict without errors, warnings or checks, and
-names upstream commits (Fixes: and "commit <id> ("<subject>")") by an id
-and subject that matrix/upstream-commits.txt records; the cover letter
-names the series as it is (make cover-letter). One "ok"/"FAIL" line per
-check, then "check: N passed, N failed".
+"""make check: the harness is clean (lint.py: shellcheck, mypy --strict)
+and each series is fit to send (seriesform.py: git am, checkpatch
+--strict, sign-off, the commits it cites, the cover letter). One
+"ok"/"FAIL" line per check as it ends, then "check: N passed, N failed".
 """
 
-import dataclasses
-import glob
-import os
-import re
-import subprocess
 from typing import Callable, List, Tuple
 
-from . import axes, cover, lock, series
-from .kernel import Settings, Tree, first_error
-from .kernel_errors import KernelError
+from . import lint, seriesform
+from .settings import Settings
 
-# "mm/slub: ...", or several subsystems as upstream writes them: "mm/slub, kunit: ...".
-SUBJECT = re.compile(r'^Subject: \[PATCH[^]]*\] [a-z0-9/_.-]+(?:, [a-z0-9/_.-]+)*: ', re.M)
-UPSTREAM_COMMITS = os.path.join(axes.MATRIX, 'upstream-commits.txt')
-# A commit named in a message: Fixes: ID ("subject"), or commit ID ("subject").
-CITED = re.compile(r'\b([0-9a-f]{7,40})\s+\("(.*?)"\)', re.S)
-FIXES = re.compile(r'^Fixes: ([0-9a-f]{12,40}) \("(.*)"\)$')
+# done(name, why): one check's verdict, why '' when it passed.
+Done = Callable[[str, str], None]
+# A check: the settings, KERNEL= (whose series), and where its verdicts go.
+Check = Callable[[Settings, str, Done], None]
 
-
-def upstream_commits(path: str = UPSTREAM_COMMITS) -> List[Tuple[str, str]]:
-	"""(id, subject) of every commit the series may cite."""
-	out = []
-	with open(path) as f:
-		for line in f:
-			if line.strip() and not line.startswith('#'):
-				cid, subject = line.rstrip('\n').split('\t')[:2]
-				out.append((cid, subject))
-	return out
-
-
-def check_citations(message: str, known: List[Tuple[str, str]]) -> str:
-	"""'' when every Fixes: line has the form and every commit the message
-	cites is a known upstream one under its exact subject; else why not."""
-	for line in message.splitlines():
-		if line.startswith('Fixes:') and not FIXES.match(line):
-			return f'{line!r}: want Fixes: <12+ hex digits> ("<subject>")'
-	for m in CITED.finditer(message):
-		cid, subject = m.group(1), ' '.join(m.group(2).split())
-		if len(cid) < 12:
-			return f'commit {cid}: give at least 12 hex digits'
-		match = [s for k, s in known if k.startswith(cid) or cid.startswith(k)]
-		if not match:
-			return f'commit {cid} is not in {os.path.basename(UPSTREAM_COMMITS)}; check it, add it'
-		if subject not in match:
-			return f'commit {cid} is "{match[0]}", not "{subject}"'
-	return ''
-
-
-def shell_files() -> List[str]:
-	return sorted(glob.glob(os.path.join(axes.MATRIX, '*.sh'))) + [
-		os.path.join(axes.MATRIX, 'guest-init'), os.path.join(axes.ROOT, '.ci', 'run')]
-
-
-def lint(cmd: List[str]) -> Tuple[bool, str]:
-	try:
-		p = subprocess.run(cmd, capture_output=True, text=True)
-	except OSError as e:	# not installed: that check fails, the others still run
-		return False, f'{cmd[0]}: {e.strerror}; run make deps'
-	out = p.stdout + p.stderr
-	if p.returncode == 0:
-		return True, ''
-	print(out, end='', flush=True)
-	m = re.search(r'^.*(error|SC\d+).*$', out, re.M)
-	return False, m.group(0) if m else first_error(out)
-
-
-def check_patch(path: str, name: str, src: str) -> str:
-	"""'' when the patch is fit to send, else why not."""
-	with open(path) as f:
-		text = f.read()
-	if not SUBJECT.search(text):
-		return "subject lacks a 'subsystem: ' prefix"
-	if not re.search(r'^Signed-off-by: ', text, re.M):
-		return 'no Signed-off-by'
-	why = check_citations(text.split('\n---\n', 1)[0], upstream_commits())
-	if why:
-		return why
-	# The tree is Debian's tarball, without upstream's history: checkpatch
-	# cannot look a Fixes: commit up in it (UNKNOWN_COMMIT_ID); it still
-	# checks the line's form (GIT_COMMIT_ID).
-	p = subprocess.run([os.path.join(src, 'scripts', 'checkpatch.pl'), '--strict', '--no-tree',
-			    '--ignore', 'UNKNOWN_COMMIT_ID', '-q', path],
-			   capture_output=True, text=True)
-	out = (p.stdout + p.stderr).strip()
-	if p.returncode or out:
-		m = re.search(r'^(ERROR|WARNING|CHECK).*$', out, re.M)
-		return f"checkpatch --strict: {m.group(0) if m else first_error(out)}"
-	return ''
+# What make check runs, in order: a new check is one more entry.
+CHECKS: Tuple[Check, ...] = (lint.shellcheck, lint.mypy, seriesform.check)
 
 
 def main(s: Settings, kernels: str = 'all') -> int:
@@ -117,38 +34,6 @@ def run(s: Settings, kernels: str = 'all') -> List[Tuple[str, str]]:
 		results.append((name, why))
 		print(f'FAIL {name}: {why}' if why else f'ok   {name}', flush=True)
 
-	ok, why = lint(['shellcheck'] + shell_files())
-	done('shellcheck', why if not ok else '')
-	ok, why = lint(['mypy', '--strict', '--cache-dir', os.path.join(s.cache, 'mypy'),
-			os.path.join(axes.MATRIX, 'zsp')])
-	done('mypy --strict matrix/zsp', why if not ok else '')
-	for ks in series_settings(s, kernels):
-		check_series(ks, done)
+	for c in CHECKS:
+		c(s, kernels, done)
 	return results
-
-
-def series_settings(s: Settings, kernels: str) -> List[Settings]:
-	"""The Settings of each kernel whose series to check: every kernel's
-	own, or only PATCHES= (a series of s.kernel) when it was given."""
-	own = os.path.join(s.root, axes.KERNELS[s.kernel].patches)
-	if os.path.abspath(s.patches) != os.path.abspath(own):
-		return [s]
-	return [s if k == s.kernel else dataclasses.replace(s, kernel=k, patches='', tarball='')
-		for k in axes.kernels(kernels)]
-
-
-def check_series(s: Settings, done: Callable[[str, str], None]) -> None:
-	"""git am on the pristine tree, each patch, the cover letter."""
-	where = os.path.relpath(s.patches, s.root)
-	vanilla, patched = Tree(s, 'vanilla'), Tree(s, 'patched')
-	with lock.held(s.cache, lock.to_take([vanilla.lock, patched.lock])):
-		src = vanilla.prepare()
-		try:
-			patched.prepare()
-			done(f'{where}/series applies with git am to pristine {vanilla.kernelversion()}', '')
-		except KernelError as e:
-			done(f'{where}/series', str(e) or 'does not apply')
-	for path in series.files(s.patches):
-		name = os.path.join(where, series.name(s.patches, path))
-		done(name, check_patch(path, name, src))
-	done(f'{where}/{cover.OUTPUT} names the series', cover.check_current(s.patches))

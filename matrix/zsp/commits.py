@@ -9,7 +9,7 @@ the suite alone ("zero_size_test") at the commit checked out: only what
 the commit changed is rebuilt.
 """
 
-import argparse
+import dataclasses
 import os
 import re
 import shutil
@@ -18,18 +18,41 @@ import subprocess
 import sys
 import time
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Dict, Iterator, List
 
-from . import axes, lock, pipeline, results, runner, series, series_table
+from . import axes, lock, pipeline, results, runner, series, series_table, settings
 from .cache import Stamp
-from .kernel import Settings, Tree
+from .errors import BisectError
+from .kernel import Tree
+from .pipeline import CellRequest, Limits
 from .progress import log
+from .settings import Settings
 
 FIRST_BAD = re.compile(r'^([0-9a-f]{40}) is the first bad commit$', re.M)
 
 
-class BisectError(Exception):
-	"""Bad input to make bisect, or ends that do not bracket a change."""
+@dataclass(frozen=True)
+class BisectRequest:
+	"""make bisect (zsp bisect), and each step git bisect run calls
+	(zsp internal bisect-step, which has no GOOD= or BAD=)."""
+	run: str
+	alloc: str
+	good: str = 'base'
+	bad: str = ''
+	case: str = ''
+	# With a case: boot the whole suite at each step all the same.
+	boot_all: bool = False
+	profile: str = axes.DEFAULT_PROFILE
+	limits: Limits = Limits()
+
+
+@dataclass(frozen=True)
+class SeriesCheckRequest:
+	"""make series-check (zsp series-check)."""
+	run: str
+	profile: str = axes.DEFAULT_PROFILE
+	limits: Limits = Limits()
 
 
 @contextmanager
@@ -59,13 +82,18 @@ def subject(tree: Tree, commit: str) -> str:
 	return tree.git('log', '-1', '--format=%s', commit).stdout.strip()
 
 
-def suite_cell(s: Settings, args: argparse.Namespace, alloc: str, out: str) -> int:
+def suite_cell(s: Settings, alloc: str, out: str, profile: str, limits: Limits,
+	       only: str = '') -> int:
 	"""The suite alone in one cell of the patched tree as checked out."""
-	cell_args = argparse.Namespace(**{**vars(args), 'tree': 'patched', 'alloc': alloc,
-					  'out': out, 'modules': results.SUITE_MODULE,
-					  'only': '' if getattr(args, 'boot_all', False)
-					  else getattr(args, 'case', '')})
-	return pipeline.cell(s, cell_args)
+	return pipeline.cell(s, CellRequest(tree='patched', alloc=alloc, out=out, profile=profile,
+					    modules=results.SUITE_MODULE, only=only, limits=limits))
+
+
+def step_cell(s: Settings, req: BisectRequest, out: str) -> int:
+	"""A bisect step's cell: with CASE=, that case alone is booted (its
+	verdict is the step's), unless --boot-all."""
+	return suite_cell(s, req.alloc, out, req.profile, req.limits,
+			  '' if req.boot_all else req.case)
 
 
 # -- bisect -------------------------------------------------------------------
@@ -101,17 +129,17 @@ def verdict_of(cell_json: str, case: str) -> int:
 	return 0 if good else 1
 
 
-def bisect_step(s: Settings, args: argparse.Namespace) -> int:
+def bisect_step(s: Settings, req: BisectRequest) -> int:
 	"""One step of git bisect run: 0 good, 1 bad, 125 when the commit
 	does not build or boot (git bisect skips it)."""
 	tree = Tree(s, 'patched')
 	commit = tree.git('rev-parse', '--short=12', 'HEAD').stdout.strip()
 	log(f'bisect step {commit} ({subject(tree, commit)})')
-	out = os.path.join(args.run, commit)
-	rc = suite_cell(s, args, args.alloc, out)
+	out = os.path.join(req.run, commit)
+	rc = step_cell(s, req, out)
 	if rc:
 		return pipeline.CANNOT_TEST
-	return verdict_of(os.path.join(out, 'cell.json'), args.case)
+	return verdict_of(os.path.join(out, 'cell.json'), req.case)
 
 
 def resolve(s: Settings, tree: Tree, name: str) -> str:
@@ -140,63 +168,63 @@ def describe(s: Settings, tree: Tree, commit: str) -> str:
 	return f'{name} ({subject(tree, commit)})'
 
 
-def step_argv(s: Settings, args: argparse.Namespace) -> List[str]:
+def step_argv(s: Settings, req: BisectRequest) -> List[str]:
 	"""The bisect-step command line that git bisect run calls."""
-	argv = [sys.executable, '-m', 'zsp', 'bisect-step', '--alloc', args.alloc,
-		'--case', args.case, '--run', args.run, '--profile', args.profile,
-		'--timeout', str(args.timeout), '--silence', str(args.silence),
-		'--max-boots', str(args.max_boots)]
-	if getattr(args, 'boot_all', False):
+	argv = [sys.executable, '-m', 'zsp', 'internal', 'bisect-step', '--alloc', req.alloc,
+		'--case', req.case, '--run', req.run, '--profile', req.profile,
+		'--timeout', str(req.limits.timeout), '--silence', str(req.limits.silence),
+		'--max-boots', str(req.limits.max_boots)]
+	if req.boot_all:
 		argv.append('--boot-all')
-	return argv + pipeline.settings_argv(s)
+	return argv + settings.argv(s)
 
 
-def bisect(s: Settings, args: argparse.Namespace) -> int:
-	print(find_first_bad(s, args))
+def bisect(s: Settings, req: BisectRequest) -> int:
+	print(find_first_bad(s, req))
 	return 0
 
 
-def find_first_bad(s: Settings, args: argparse.Namespace) -> str:
+def find_first_bad(s: Settings, req: BisectRequest) -> str:
 	"""The first patch of the series that breaks one allocator (or one
 	case on it), as a line for the user. Both ends are checked first."""
-	pipeline.check_axes(s.kernel, ['patched'], [args.alloc])
+	pipeline.check_axes(s.kernel, ['patched'], [req.alloc])
 	# git bisect run runs the step in the tree: a relative run dir
 	# would land there.
-	args.run = os.path.abspath(args.run)
-	if args.case and args.case not in runner.source_cases():
-		raise BisectError(f"unknown CASE '{args.case}'; valid: {' '.join(runner.source_cases())}")
-	os.makedirs(args.run, exist_ok=True)
-	what = args.alloc + (f' for {args.case}' if args.case else '')
+	req = dataclasses.replace(req, run=os.path.abspath(req.run))
+	if req.case and req.case not in runner.source_cases():
+		raise BisectError(f"unknown CASE '{req.case}'; valid: {' '.join(runner.source_cases())}")
+	os.makedirs(req.run, exist_ok=True)
+	what = req.alloc + (f' for {req.case}' if req.case else '')
 	env = dict(os.environ, PYTHONPATH=axes.MATRIX)
 	with patched_tree(s) as tree:
-		good = resolve(s, tree, args.good)
-		bad = resolve(s, tree, args.bad) if args.bad else series_commits(tree)[-1]
-		log(f"bisect {args.alloc}{f' case {args.case}' if args.case else ''}: "
-		    f'checking GOOD={args.good} and BAD={args.bad or "the tip"} first')
+		good = resolve(s, tree, req.good)
+		bad = resolve(s, tree, req.bad) if req.bad else series_commits(tree)[-1]
+		log(f"bisect {req.alloc}{f' case {req.case}' if req.case else ''}: "
+		    f'checking GOOD={req.good} and BAD={req.bad or "the tip"} first')
 		rcs = []
 		for commit in (good, bad):
 			tree.git('checkout', '-q', commit)
-			rcs.append(subprocess.run(step_argv(s, args), env=env).returncode)
+			rcs.append(subprocess.run(step_argv(s, req), env=env).returncode)
 		if rcs[0] != 0:
-			raise BisectError(f'GOOD={args.good} is not good on {args.alloc} '
-					  f'(step exit {rcs[0]}); logs: {args.run}')
+			raise BisectError(f'GOOD={req.good} is not good on {req.alloc} '
+					  f'(step exit {rcs[0]}); logs: {req.run}')
 		if rcs[1] == 0:
-			return (f'nothing in {args.good}..{args.bad or "the tip"} is bad on {what}: '
-				f'BAD passes; logs: {args.run}')
+			return (f'nothing in {req.good}..{req.bad or "the tip"} is bad on {what}: '
+				f'BAD passes; logs: {req.run}')
 		if rcs[1] != 1:
-			raise BisectError(f'BAD={args.bad or "the tip"} cannot be tested on '
-					  f'{args.alloc} (step exit {rcs[1]}); logs: {args.run}')
-		logfile = os.path.join(args.run, 'bisect.log')
+			raise BisectError(f'BAD={req.bad or "the tip"} cannot be tested on '
+					  f'{req.alloc} (step exit {rcs[1]}); logs: {req.run}')
+		logfile = os.path.join(req.run, 'bisect.log')
 		p = tree.git('bisect', 'start', bad, good)
 		with open(logfile, 'w') as f:
 			f.write(p.stdout + p.stderr)
 		if p.returncode:
 			raise BisectError(f'git bisect start failed; log: {logfile}')
-		text = bisect_run(tree, step_argv(s, args), env, logfile)
+		text = bisect_run(tree, step_argv(s, req), env, logfile)
 		m = FIRST_BAD.search(text)
 		if not m:
 			raise BisectError(f'git bisect found no first bad commit; log: {logfile}')
-		return f'first bad patch on {what}: {describe(s, tree, m.group(1))}; logs: {args.run}'
+		return f'first bad patch on {what}: {describe(s, tree, m.group(1))}; logs: {req.run}'
 
 
 # How long a stopped step may take to clean up (kbuild, QEMU) before it is
@@ -267,20 +295,21 @@ def bisect_run(tree: Tree, argv: List[str], env: Dict[str, str], logfile: str) -
 
 # -- series-check -------------------------------------------------------------
 
-def series_check(s: Settings, args: argparse.Namespace) -> int:
+def series_check(s: Settings, req: SeriesCheckRequest) -> int:
 	"""Every prefix of the series (base, +1 patch, ..., the whole series)
 	on every allocator: it must build and boot, no case that passed at
 	the previous prefix may stop passing, and the whole series must pass
 	every case. A fix series cannot make every prefix pass the whole
 	suite (each patch fixes its own cases): the rule per prefix is the
 	kernel's, bisectable and no regression."""
-	os.makedirs(args.run, exist_ok=True)
+	os.makedirs(req.run, exist_ok=True)
 	with patched_tree(s) as tree:
 		for k, commit in enumerate(series_commits(tree)):
 			tree.git('checkout', '-q', commit)
 			log(f'prefix {k}: {subject(tree, commit)}')
-			with open(os.path.join(args.run, f'prefix-{k}.subject'), 'w') as f:
+			with open(os.path.join(req.run, f'prefix-{k}.subject'), 'w') as f:
 				f.write(subject(tree, commit) + '\n')
 			for alloc in axes.allocators(s.kernel):
-				suite_cell(s, args, alloc, os.path.join(args.run, f'prefix-{k}', alloc))
-	return series_table.main(args.run)
+				suite_cell(s, alloc, os.path.join(req.run, f'prefix-{k}', alloc), req.profile,
+					   req.limits)
+	return series_table.main(req.run)

@@ -20,8 +20,10 @@ import textwrap
 from typing import Dict, List, Tuple
 
 from . import axes, lock, series
-from .kernel import Settings, Tree
+from .errors import CoverError
+from .kernel import Tree
 from .results import Row, load_rows
+from .settings import Settings
 
 TEMPLATE = 'cover-letter.txt'
 OUTPUT = '0000-cover-letter.patch'
@@ -30,10 +32,6 @@ AUTHOR = 'Zero-size series <zsp@example.org>'
 STABLE = 'stable@vger.kernel.org'
 # The column order of the summary: the verdicts a reader looks for first.
 STATUSES = ('pass', 'fail', 'crash', 'hang', 'error', 'skip', 'n/a')
-
-
-class CoverError(Exception):
-	"""The template or the run cannot make a cover letter."""
 
 
 def subject(path: str) -> str:

@@ -43,7 +43,7 @@ import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Set, Tuple
 
 from . import axes, series
-from .kernel_errors import SeriesError
+from .errors import ExportError, SeriesError
 from .results import HOST_FAULT, NEVER_STARTED, Row, load_json
 
 KCIDB_VERSION = {'major': 5, 'minor': 3}
@@ -59,10 +59,6 @@ SKIPPED = ('skip', 'n/a')
 # What XML 1.0 cannot hold, even escaped (console logs carry escapes).
 NOT_XML = re.compile('[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]')
 BUILD_STEPS = ('config', 'kernel', 'module', 'initramfs')
-
-
-class ExportError(Exception):
-	"""The run cannot be exported; str() says what to do."""
 
 
 def load(run: str) -> Tuple[str, List[Row]]:

@@ -28,13 +28,13 @@ import shutil
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
 from . import axes, callsites, console, qemu, series
 from .cache import Stamp, digest
-from .kernel_errors import BuildError, ConfigError, SeriesError, TreeError
+from .errors import BuildError, ConfigError, SeriesError, TreeError
 from .progress import BuildProgress, compiled, log
+from .settings import Settings
 
 # Upstream's tests, run as a regression gate where the config builds them:
 # before the suite; those that corrupt the heap on purpose (KASAN's and
@@ -58,33 +58,6 @@ def first_error(text: str, pattern: str = 'error:') -> str:
 		if pattern in line:
 			return line.strip()
 	return lines[-1].strip() if lines else ''
-
-
-def default_jobs() -> int:
-	"""make -j: every CPU this process may run on."""
-	return len(os.sched_getaffinity(0))
-
-
-@dataclass
-class Settings:
-	"""Where things are and how to build: one record, passed down."""
-	cache: str
-	root: str = axes.ROOT
-	kernel: str = axes.DEFAULT_KERNEL
-	patches: str = ''
-	configs: str = ''
-	tarball: str = ''
-	fresh: bool = False
-	jobs: int = field(default_factory=lambda: default_jobs())
-	# Test hook: scratch O= dirs that a real run never touches.
-	obj_prefix: str = 'o-'
-	busybox: str = '/bin/busybox'
-
-	def __post_init__(self) -> None:
-		k = axes.KERNELS[self.kernel]
-		self.patches = self.patches or os.path.join(self.root, k.patches)
-		self.configs = self.configs or os.path.join(self.root, 'configs')
-		self.tarball = self.tarball or k.tarball
 
 
 # How long a step's command gets to clean up after SIGTERM (make deletes

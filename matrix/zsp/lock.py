@@ -19,13 +19,11 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Iterator, List, Optional
 
+from .errors import LockBusy
+
 # The locks a command runs under, for the scripts it calls: a nested
 # script does not take a lock its caller holds for it.
 HELD_ENV = 'ZSP_LOCKS'
-
-
-class LockBusy(Exception):
-	"""Another run holds the lock."""
 
 
 def lock_path(cache: str, name: str) -> str:

@@ -15,11 +15,8 @@ import shutil
 from typing import Dict, List
 
 from . import axes, table
+from .errors import MergeError
 from .results import dump_json, load_json
-
-
-class MergeError(Exception):
-	"""Runs that cannot be merged, with what to do."""
 
 
 def cells_of(run: str) -> List[str]:

@@ -16,7 +16,6 @@ touched and each mutant rebuilds only the file it changes. Prints one
 (RUN/mutants.txt).
 """
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -25,8 +24,11 @@ from dataclasses import dataclass
 from typing import List, Tuple
 
 from . import axes, lock, pipeline, results
-from .kernel import SUBJECTS, CellBuild, Settings, Tree, first_error
+from .errors import MutantError
+from .kernel import SUBJECTS, CellBuild, Tree, first_error
+from .pipeline import CellRequest, Limits
 from .progress import log
+from .settings import Settings
 
 MUTANTS = os.path.join(axes.MATRIX, 'mutants')
 # Boots per mutant: the first crash names a killer; three boots show a
@@ -36,8 +38,13 @@ MUTANT_BOOTS = 3
 TOUCHED = '.zsp-mutant'
 
 
-class MutantError(Exception):
-	"""An unknown mutant, or one that no longer applies to the series."""
+@dataclass(frozen=True)
+class MutantsRequest:
+	"""make mutants (zsp mutants)."""
+	run: str
+	mutants: Tuple[str, ...] = ()	# MUTANT=: only these; (): every one
+	profile: str = axes.DEFAULT_PROFILE
+	limits: Limits = Limits(max_boots=MUTANT_BOOTS)
 
 
 @dataclass
@@ -198,32 +205,31 @@ def judge(out: str) -> List[str]:
 	return list(results.mutant_verdict(results.load_cases(os.path.join(out, 'cell.json'))))
 
 
-def run_one(s: Settings, args: argparse.Namespace, name: str, alloc: str,
+def run_one(s: Settings, req: MutantsRequest, name: str, alloc: str,
 	    want: str) -> Tuple[bool, List[str]]:
 	"""One cell of the copy as it stands; prints its ok/FAIL line."""
-	out = os.path.join(args.run, name)
-	cell_args = argparse.Namespace(**{**vars(args), 'tree': 'mutant', 'alloc': alloc,
-					  'out': out, 'modules': results.SUITE_MODULE})
-	pipeline.cell(s, cell_args)
+	out = os.path.join(req.run, name)
+	pipeline.cell(s, CellRequest(tree='mutant', alloc=alloc, out=out, profile=req.profile,
+				     modules=results.SUITE_MODULE, limits=req.limits))
 	result, why = judge(out)
 	mark = 'ok  ' if result == want else 'FAIL'
 	print(f'{mark} mutant {name} ({alloc}) {result} {why}', flush=True)
 	return result == want, [name, alloc, result, why]
 
 
-def main(s: Settings, args: argparse.Namespace) -> int:
-	return 0 if all(ok for ok, _ in run(s, args)) else 1
+def main(s: Settings, req: MutantsRequest) -> int:
+	return 0 if all(ok for ok, _ in run(s, req)) else 1
 
 
-def run(s: Settings, args: argparse.Namespace) -> List[Tuple[bool, List[str]]]:
+def run(s: Settings, req: MutantsRequest) -> List[Tuple[bool, List[str]]]:
 	"""(as expected, table row) per cell: the controls and the mutants."""
 	every = load_all()
 	names = {m.name for m in every}
-	for n in args.mutants:
+	for n in req.mutants:
 		if n not in names:
 			raise MutantError(f"unknown MUTANT '{n}'; valid: {' '.join(sorted(names))}")
-	chosen = [m for m in every if not args.mutants or m.name in args.mutants]
-	os.makedirs(args.run, exist_ok=True)
+	chosen = [m for m in every if not req.mutants or m.name in req.mutants]
+	os.makedirs(req.run, exist_ok=True)
 	patched, copy = Tree(s, 'patched'), Copy(s)
 	rows: List[Tuple[bool, List[str]]] = []
 	with lock.held(s.cache, lock.to_take([patched.lock, Tree(s, 'mutant').lock])):
@@ -238,19 +244,19 @@ def run(s: Settings, args: argparse.Namespace) -> List[Tuple[bool, List[str]]]:
 			if not mine:
 				continue
 			log(f'mutant control on {alloc}: the series as it is must pass')
-			seed_objects(s, args.profile, alloc)
-			rows.append(run_one(s, args, f'control-{alloc}', alloc, 'survived'))
+			seed_objects(s, req.profile, alloc)
+			rows.append(run_one(s, req, f'control-{alloc}', alloc, 'survived'))
 			for m in mine:
 				log(f'mutant {m.name} on {alloc}: {m.what}')
 				copy.apply(m)
 				try:
-					rows.append(run_one(s, args, m.name, alloc, 'killed'))
+					rows.append(run_one(s, req, m.name, alloc, 'killed'))
 				finally:
 					copy.restore()
-	with open(os.path.join(args.run, 'mutants.tsv'), 'w') as f:
+	with open(os.path.join(req.run, 'mutants.tsv'), 'w') as f:
 		f.writelines('\t'.join(r) + '\n' for _, r in rows)
 	text, ok = results.mutant_table([r for _, r in rows])
-	with open(os.path.join(args.run, 'mutants.txt'), 'w') as f:
+	with open(os.path.join(req.run, 'mutants.txt'), 'w') as f:
 		f.write(text + '\n')
 	print(text, file=sys.stderr)
 	if not ok and not rows:

@@ -21,28 +21,67 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from types import FrameType
 from typing import List, Optional, Sequence, Tuple
 
 from . import axes, console, lock, qemu, runner, table
-from .kernel import CCACHE_FILE, CellBuild, Settings, Tree, default_jobs
-from .kernel_errors import KernelError
+from .kernel import CCACHE_FILE, CellBuild, Tree
+from .errors import AxisError, KernelError, SchemaError
 from .progress import log
-from .results import SchemaError, load_json
+from .results import load_json
+from .settings import Settings
 
 # "cannot test": what git bisect run wants for a commit that does not build.
 CANNOT_TEST = 125
-# The cache when no --cache (CACHE=) names one.
-DEFAULT_CACHE = os.path.join(axes.ROOT, 'build')
+
+
+@dataclass(frozen=True)
+class Limits:
+	"""How long a cell's boots may take, and how many there may be
+	(their flags: add_limits())."""
+	timeout: float = qemu.TIMEOUT_S
+	silence: float = qemu.SILENCE_S
+	max_boots: int = runner.MAX_BOOTS
+
+
+@dataclass(frozen=True)
+class CellRequest:
+	"""One cell on its tree as checked out (zsp internal cell; bisect's
+	steps, series-check and mutants make theirs)."""
+	tree: str
+	alloc: str
+	out: str
+	profile: str = axes.DEFAULT_PROFILE
+	modules: str = ''	# space-separated; '': CellBuild.default_modules()
+	only: str = ''		# boot this case alone (make bisect's CASE=)
+	limits: Limits = Limits()
+
+
+@dataclass(frozen=True)
+class RunRequest:
+	"""Every cell of a run, then its table (zsp run). The axes are
+	space-separated lists, as the Makefile gives them; '' is every tree,
+	every allocator, the one profile and the settings' kernel."""
+	run: str
+	trees: str = ''
+	allocs: str = ''
+	profiles: str = ''
+	kernels: str = ''
+	profile: str = axes.DEFAULT_PROFILE
+	# PATCHES= was given: a series of one kernel, so no KERNEL=all.
+	own_patches: bool = False
+	limits: Limits = Limits()
 
 
 class Boot:
-	"""A cell's boots (python3 -m zsp boot-cell) in a child process; its
-	progress lines pass through, its last line is kept for the error."""
+	"""A cell's boots (python3 -m zsp internal boot-cell) in a child
+	process; its progress lines pass through, its last line is kept for
+	the error."""
 
 	def __init__(self, build: CellBuild, out: str, modules: List[str],
-		     limits: argparse.Namespace, store: str) -> None:
-		cmd = [sys.executable, '-m', 'zsp', 'boot-cell',
+		     limits: Limits, store: str, only: str = '') -> None:
+		cmd = [sys.executable, '-m', 'zsp', 'internal', 'boot-cell',
 		       '--kernel-version', build.s.kernel, '--profile', build.profile.name,
 		       '--tree', build.tree.name, '--alloc', build.alloc,
 		       '--kernel', build.bzimage, '--initrd', build.initramfs,
@@ -53,8 +92,8 @@ class Boot:
 		       '--not-available', ' '.join(build.not_available)]
 		if build.s.fresh:
 			cmd.append('--fresh')
-		if getattr(limits, 'only', ''):
-			cmd += ['--only', limits.only]
+		if only:
+			cmd += ['--only', only]
 		if build.tree.has_commit(console.DISTINCT_FAULT):
 			cmd.append('--distinct-fault')
 		env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(
@@ -181,36 +220,37 @@ def stop_on_sigterm() -> None:
 	signal.signal(signal.SIGTERM, handler)
 
 
-def cell(s: Settings, args: argparse.Namespace) -> int:
+def cell(s: Settings, req: CellRequest) -> int:
 	"""One cell on its tree as it is checked out (no tree step: bisect,
 	series-check and mutants move the tree themselves)."""
 	stop_on_sigterm()
-	build = CellBuild(s, args.tree, args.alloc, args.profile)
-	if not prepare(build, args.out):
+	build = CellBuild(s, req.tree, req.alloc, req.profile)
+	if not prepare(build, req.out):
 		return CANNOT_TEST
 	log(f'{build.name}: boot')
-	modules = args.modules.split() if args.modules else build.default_modules()
-	boot = Boot(build, args.out, modules, args, os.path.join(s.cache, 'cell-results'))
+	modules = req.modules.split() if req.modules else build.default_modules()
+	boot = Boot(build, req.out, modules, req.limits, os.path.join(s.cache, 'cell-results'),
+		    req.only)
 	try:
 		return CANNOT_TEST if boot.wait() else 0
 	finally:
 		boot.stop()
 
 
-def run(s: Settings, args: argparse.Namespace) -> int:
+def run(s: Settings, req: RunRequest) -> int:
 	"""Every cell of a run, kernel by kernel, then the table."""
 	stop_on_sigterm()
-	trees: List[str] = args.trees.split() or list(axes.TREES)
-	profiles: List[str] = args.profiles.split() or [args.profile]
-	plan = kernel_plan(s, args.kernels or s.kernel, args.allocs.split(), bool(args.patches))
+	trees: List[str] = req.trees.split() or list(axes.TREES)
+	profiles: List[str] = req.profiles.split() or [req.profile]
+	plan = kernel_plan(s, req.kernels or s.kernel, req.allocs.split(), req.own_patches)
 	for ks, allocs in plan:
 		check_axes(ks.kernel, trees, allocs, profiles)
-	os.makedirs(args.run, exist_ok=True)
+	os.makedirs(req.run, exist_ok=True)
 	locks = [Tree(ks, t).lock for ks, _ in plan for t in trees]
 	with lock.held(s.cache, lock.to_take(locks)):
 		for ks, allocs in plan:
-			run_cells(ks, args, trees, profiles, allocs)
-	return table.main(args.run)
+			run_cells(ks, req, trees, profiles, allocs)
+	return table.main(req.run)
 
 
 def kernel_plan(s: Settings, kernels: str, allocs: List[str], own_patches: bool
@@ -239,7 +279,7 @@ def kernel_plan(s: Settings, kernels: str, allocs: List[str], own_patches: bool
 	return plan
 
 
-def run_cells(s: Settings, args: argparse.Namespace, trees: List[str], profiles: List[str],
+def run_cells(s: Settings, req: RunRequest, trees: List[str], profiles: List[str],
 	      allocs: List[str]) -> None:
 	# A cell boots in the background while the next one builds: a TCG
 	# guest keeps about one core busy, kbuild both, and beside a build the
@@ -250,35 +290,31 @@ def run_cells(s: Settings, args: argparse.Namespace, trees: List[str], profiles:
 	try:
 		for t in trees:
 			try:
-				Tree(s, t).prepare(os.path.join(args.run, f'tree-{t}.timings'))
+				Tree(s, t).prepare(os.path.join(req.run, f'tree-{t}.timings'))
 			except Exception as e:	# any failure is its cells' error
 				if not isinstance(e, KernelError):
 					e = KernelError(f'tree {t}: {type(e).__name__}: {e}')
 				print(f'error: {e}', file=sys.stderr)
 				for p, a in itertools.product(profiles, allocs):
-					out = os.path.join(args.run, axes.Cell(s.kernel, t, p, a).name)
+					out = os.path.join(req.run, axes.Cell(s.kernel, t, p, a).name)
 					os.makedirs(out, exist_ok=True)
 					write_error(out, str(e))
 				continue
 			for p, a in itertools.product(profiles, allocs):
 				c = axes.Cell(s.kernel, t, p, a)
 				build = CellBuild(s, t, a, p)
-				out = os.path.join(args.run, c.name)
+				out = os.path.join(req.run, c.name)
 				if not prepare(build, out):
 					continue
 				if boot:
 					boot.wait()
 				log(f'{c.name}: boot')
-				boot = Boot(build, out, build.default_modules(), args, store)
+				boot = Boot(build, out, build.default_modules(), req.limits, store)
 		if boot:
 			boot.wait()
 	finally:
 		if boot:
 			boot.stop()
-
-
-class AxisError(Exception):
-	"""A tree or allocator that is not on the matrix."""
 
 
 def check_axes(kernel: str, trees: List[str], allocs: List[str],
@@ -295,50 +331,8 @@ def check_axes(kernel: str, trees: List[str], allocs: List[str],
 			raise AxisError(f"unknown ALLOC '{a}'; valid: {' '.join(valid)}")
 
 
-def add_settings(p: argparse.ArgumentParser) -> None:
-	"""The flags every pipeline command takes (the Makefile's variables in
-	brackets). Their defaults are Settings' (kernel.py), the one place."""
-	d = Settings(cache=DEFAULT_CACHE)
-	p.add_argument('--cache', default=DEFAULT_CACHE,
-		       help='the cache directory: trees, O= dirs, ccache, locks (CACHE=; '
-		       'default: %(default)s)')
-	p.add_argument('--kernel-version', default=d.kernel, choices=list(axes.KERNELS),
-		       help='the kernel (zsp/axes.py; default: %(default)s)')
-	p.add_argument('--profile', default=axes.DEFAULT_PROFILE, choices=list(axes.PROFILES),
-		       help='the config profile (zsp/axes.py; default: %(default)s)')
-	p.add_argument('--patches', default='',
-		       help="the series' directory (PATCHES=; default: the kernel's)")
-	p.add_argument('--configs', default='',
-		       help='the config fragments (default: configs/)')
-	p.add_argument('--tarball', default='',
-		       help="the kernel's source tarball (default: its Debian package's)")
-	p.add_argument('--fresh', action='store_true',
-		       help='run kbuild and boot even when no input changed (FRESH=1)')
-	p.add_argument('--jobs', type=int, default=0,
-		       help='make -j for kernel builds (JOBS=; default: every core)')
-	p.add_argument('--obj-prefix', default=d.obj_prefix,
-		       help='O= dirs are TREE/PREFIXALLOC (self-tests use scratch ones)')
-	p.add_argument('--busybox', default=d.busybox, help='the static busybox for /init')
-
-
-def settings_argv(s: Settings) -> List[str]:
-	"""The flags that give another zsp process the same Settings."""
-	argv = ['--cache', s.cache, '--kernel-version', s.kernel, '--patches', s.patches,
-		'--configs', s.configs, '--tarball', s.tarball, '--jobs', str(s.jobs),
-		'--obj-prefix', s.obj_prefix, '--busybox', s.busybox]
-	return argv + (['--fresh'] if s.fresh else [])
-
-
 def add_limits(p: argparse.ArgumentParser, max_boots: int = runner.MAX_BOOTS) -> None:
 	qemu.add_limits(p)
 	p.add_argument('--max-boots', type=int, default=max_boots,
 		       help='give up (error rows) after this many boots of a cell '
 		       '(default: %(default)s)')
-
-
-def settings(args: argparse.Namespace) -> Settings:
-	return Settings(cache=os.path.abspath(args.cache), kernel=args.kernel_version,
-			patches=os.path.abspath(args.patches) if args.patches else '',
-			configs=os.path.abspath(args.configs) if args.configs else '',
-			tarball=args.tarball, fresh=args.fresh, jobs=args.jobs or default_jobs(),
-			obj_prefix=args.obj_prefix, busybox=args.busybox)

@@ -21,17 +21,18 @@ there with SLOB), which the table shows under the profile
 (kernel.not_available()). An option that no allocator keeps is an error.
 """
 
-import argparse
 import lzma
 import os
 import re
 import shutil
 import subprocess
+from dataclasses import dataclass
 from typing import Dict, List, Set, Tuple
 
 from . import axes, lock
-from .kernel import NA_PREFIX, Settings, Tree, merge_fragments, wanted
-from .kernel_errors import ConfigError
+from .kernel import NA_PREFIX, Tree, merge_fragments, wanted
+from .errors import ConfigError
+from .settings import Settings
 
 
 # (option, why the contract cares), in the order the fragment lists them.
@@ -227,8 +228,15 @@ TABLES: Dict[str, Tuple[Tuple[Tuple[str, str], ...], str]] = {
 }
 
 
-def main(s: Settings, args: argparse.Namespace) -> int:
-	written = distro(s, args.debian_config)
+@dataclass(frozen=True)
+class ProfilesRequest:
+	"""make profile-configs (zsp profile-configs)."""
+	# The Debian config to take the distro values from; '': the kernel's.
+	debian_config: str = ''
+
+
+def main(s: Settings, req: ProfilesRequest) -> int:
+	written = distro(s, req.debian_config)
 	for profile, (table, title) in TABLES.items():
 		written += from_table(s, profile, table, title)
 	for path in written:

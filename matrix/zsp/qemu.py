@@ -340,9 +340,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 	add_limits(p)
 
 
-def run(args: argparse.Namespace) -> int:
+@dataclass(frozen=True)
+class BootRequest:
+	"""One watched boot (zsp internal boot; its flags: add_arguments)."""
+	kernel: str
+	initrd: str
+	log: str
+	timeout: float = TIMEOUT_S
+	silence: float = SILENCE_S
+
+
+def run(req: BootRequest) -> int:
 	# SIGTERM must run the finally above, which kills QEMU.
 	signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
-	r = boot(args.kernel, args.initrd, args.log, args.timeout, args.silence)
+	r = boot(req.kernel, req.initrd, req.log, req.timeout, req.silence)
 	print(json.dumps(asdict(r)))
 	return 0 if r.outcome == Outcome.POWEROFF else 1

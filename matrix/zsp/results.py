@@ -20,14 +20,12 @@ import json
 import os
 from typing import Any, Dict, List, Tuple
 
+from .errors import SchemaError
+
 # The version of cell.json and results.json. Paths in them are relative:
 # a cell's logs to its own directory, a reused cell's origin to the run
 # directory, so that a run directory can be moved or merged.
 SCHEMA = 1
-
-
-class SchemaError(Exception):
-	"""A results file newer than this harness."""
 
 
 class Status(str, enum.Enum):

@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """patches/series: the one parser. A line names one patch, relative to
 the series' directory; "#" starts a comment anywhere on a line; blank
-lines are skipped. "python3 -m zsp series" prints the paths for the
-shell."""
+lines are skipped. "python3 -m zsp internal series" prints the paths for
+the shell."""
 
 import hashlib
 import os
 import re
 from typing import List
 
-from .kernel_errors import SeriesError
+from .errors import SeriesError
 
 
 def entries(patches: str) -> List[str]:

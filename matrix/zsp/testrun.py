@@ -37,10 +37,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Tuple
 from unittest import mock
 
-from . import axes, baseline, check, commits, mutants, pipeline, table
-from .kernel import Settings
-from .kernel_errors import KernelError
+from . import axes, baseline, check, commits, mutants, pipeline, settings, table
+from .commits import BisectRequest
+from .errors import BisectError, KernelError
+from .mutants import MutantsRequest
+from .pipeline import Limits, RunRequest
 from .progress import log
+from .settings import Settings
 
 # The fault tests take the run's settings flags from here, as one shell
 # line (unittest has no argv for them).
@@ -53,6 +56,18 @@ SETTINGS_ENV = 'ZSP_TEST_SETTINGS'
 # make matrix PROFILE=distro (or debug, leak, all) runs them.
 PATCHED_PROFILES: Tuple[Tuple[str, str], ...] = ()
 STAGES = ('selftest', 'check', 'matrix', 'baseline', 'faults', 'bisect', 'mutants')
+
+
+@dataclass(frozen=True)
+class TestRequest:
+	"""make test (zsp test): where its runs go, which stages, and what
+	the cells of its runs get."""
+	results: str
+	stages: str = ''	# comma-separated; '': every one of STAGES
+	profile: str = axes.DEFAULT_PROFILE
+	# PATCHES= was given (RunRequest.own_patches).
+	own_patches: bool = False
+	limits: Limits = Limits()
 
 
 @dataclass
@@ -115,12 +130,12 @@ class CountingResult(unittest.TextTestResult):
 class Stages:
 	"""The stages of one make test, sharing its settings and run directory."""
 
-	def __init__(self, s: Settings, args: argparse.Namespace) -> None:
+	def __init__(self, s: Settings, req: TestRequest) -> None:
 		self.s = s
-		self.args = args
+		self.req = req
 		stamp = time.strftime('%Y%m%d-%H%M%S')
-		self.matrix_run = os.path.join(args.results, f'test-{stamp}-{os.getpid()}')
-		self.mutants_run = os.path.join(args.results, f'mutants-{stamp}-{os.getpid()}')
+		self.matrix_run = os.path.join(req.results, f'test-{stamp}-{os.getpid()}')
+		self.mutants_run = os.path.join(req.results, f'mutants-{stamp}-{os.getpid()}')
 
 	def selftest(self) -> Count:
 		return unittests('test_*.py')
@@ -129,14 +144,12 @@ class Stages:
 		return of([not why for _, why in check.run(self.s)])
 
 	def matrix(self) -> Count:
-		run_args = argparse.Namespace(**{**vars(self.args), 'run': self.matrix_run,
-						 'trees': '', 'allocs': '', 'profiles': '',
-						 'kernels': ''})
-		pipeline.run(self.s, run_args)
+		run_req = RunRequest(run=self.matrix_run, profile=self.req.profile,
+				     own_patches=self.req.own_patches, limits=self.req.limits)
+		pipeline.run(self.s, run_req)
 		for profile, allocs in PATCHED_PROFILES:
-			pipeline.run(self.s, argparse.Namespace(**{
-				**vars(run_args), 'trees': 'patched', 'profiles': profile,
-				'allocs': allocs}))
+			pipeline.run(self.s, dataclasses.replace(run_req, trees='patched',
+								 profiles=profile, allocs=allocs))
 		if not os.path.exists(os.path.join(self.matrix_run, 'results.json')):
 			log(f'matrix: no results.json in {self.matrix_run}')
 			return Count(failed=1)
@@ -158,7 +171,7 @@ class Stages:
 	def faults(self) -> Count:
 		# The fault tests work on this run's trees, with its settings.
 		with mock.patch.dict(os.environ,
-				     {SETTINGS_ENV: shlex.join(pipeline.settings_argv(self.s))}):
+				     {SETTINGS_ENV: shlex.join(settings.argv(self.s))}):
 			return unittests('faults_*.py')
 
 	def bisect(self) -> Count:
@@ -172,14 +185,13 @@ class Stages:
 				'slab': 'nothing in '}
 			verdicts = []
 			for alloc, start in want.items():
-				run = os.path.join(self.args.results,
+				run = os.path.join(self.req.results,
 						   f'bisect-selftest-{alloc}-{os.getpid()}')
-				b_args = argparse.Namespace(**{**vars(self.args), 'run': run,
-							       'alloc': alloc, 'good': good,
-							       'bad': '', 'case': ''})
+				b_req = BisectRequest(run=run, alloc=alloc, good=good,
+						      profile=self.req.profile, limits=self.req.limits)
 				try:
-					answer = commits.find_first_bad(s, b_args)
-				except (commits.BisectError, KernelError) as e:
+					answer = commits.find_first_bad(s, b_req)
+				except (BisectError, KernelError) as e:
 					answer = f'error: {e}'
 				ok = answer.startswith(start) and (alloc != 'slab' or ' is bad on slab' in answer)
 				print(f"{'ok  ' if ok else 'FAIL'} bisect {alloc}: {answer}", file=sys.stderr)
@@ -187,15 +199,15 @@ class Stages:
 		return of(verdicts)
 
 	def mutants(self) -> Count:
-		m_args = argparse.Namespace(**{**vars(self.args), 'run': self.mutants_run,
-					       'mutants': []})
-		return of([ok for ok, _ in mutants.run(self.s, m_args)])
+		m_req = MutantsRequest(run=self.mutants_run, profile=self.req.profile,
+				       limits=self.req.limits)
+		return of([ok for ok, _ in mutants.run(self.s, m_req)])
 
 
-def main(s: Settings, args: argparse.Namespace) -> int:
+def main(s: Settings, req: TestRequest) -> int:
 	s.fresh = True
-	stages = Stages(s, args)
-	chosen = args.stages.split(',') if args.stages else list(STAGES)
+	stages = Stages(s, req)
+	chosen = req.stages.split(',') if req.stages else list(STAGES)
 	for name in chosen:
 		if name not in STAGES:
 			print(f"error: unknown stage '{name}'; valid: {','.join(STAGES)}", file=sys.stderr)
