@@ -94,7 +94,7 @@ ifneq ($(filter insmod modprobe rmmod load install modules_install,$(MAKECMDGOAL
 $(error '$(MAKECMDGOALS)' would touch the host kernel; the modules run only in QEMU guests (make run))
 endif
 
-.PHONY: help deps matrix run test check selftest callsites bisect series-check mutants bench clean \
+.PHONY: help deps matrix run test check docs selftest callsites bisect series-check mutants bench clean \
 	distclean profile-configs cover-letter merge export
 
 help:
@@ -103,10 +103,11 @@ help:
 	@echo 'make test                everything CI runs; ends with "N passed, N failed"'
 	@echo 'make profile-configs     configs/{distro,debug,leak}*.config (distro: Debian'"'"'s config, its'
 	@echo '                         package in the kernel'"'"'s record, zsp/axes.py: Kernel.config_package)'
-	@echo 'make check [KERNEL=..]  shellcheck, mypy --strict; each series (KERNEL=: one): checkpatch --strict, git am,'
+	@echo 'make check [KERNEL=..]  shellcheck, mypy --strict, docs current; each series (KERNEL=: one): checkpatch --strict, git am,'
 	@echo '                         sign-off, Fixes: lines, the cover letter current'
 	@echo 'make cover-letter [RUN=results/RUN] [KERNEL=6.12]  PATCHES/0000-cover-letter.patch: PATCHES/cover-letter.txt'
 	@echo '                         + recipients (get_maintainer.pl), RUN'"'"'s results (default: latest)'
+	@echo 'make docs                README.md and docs/: rewrite the blocks the source decides'
 	@echo 'make selftest            harness unit tests (no kernel build)'
 	@echo 'make bisect ALLOC=slob [GOOD=patch|base|commit] [BAD=...] [CASE=name] [PATCHES=dir]'
 	@echo '                         first patch that breaks one allocator'
@@ -187,6 +188,10 @@ check: deps
 profile-configs:
 	@matrix/deps.sh $$($(ZSP) internal axes config-package)
 	@$(ZSP) profile-configs $(ZSP_FLAGS)
+
+# The lists and counts in README.md and docs/ that the source decides.
+docs:
+	@$(ZSP) docs
 
 selftest:
 	@cd matrix && python3 -m unittest discover -s tests -t . -q

@@ -2,7 +2,7 @@
 """Adding a kernel or a profile is adding a record to zsp/axes.py: the
 cell's name, its tree, O= dir, module dir and lock, its config fragments,
 the allocators it may have, and the table's grouping all follow from it.
-README.md, "Adding a kernel or a profile", walks through the same steps."""
+docs/extending.md walks through the same steps."""
 
 import contextlib
 import io

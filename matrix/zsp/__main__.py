@@ -16,7 +16,7 @@ import os
 import sys
 from typing import Callable, List, Optional, Sequence
 
-from . import (axes, baseline, bench, callsites, check, commits, cover, export, lock,
+from . import (axes, baseline, bench, callsites, check, commits, cover, docs, export, lock,
 	       merge, mutants, pipeline, profiles, qemu, runner, series, series_table, settings,
 	       table, testrun)
 from .errors import ZspError
@@ -268,9 +268,19 @@ def add_baseline(c: Commands) -> None:
 			help='then a baseline line for each vanilla row the check fails, to review')
 
 
+def cmd_docs(args: argparse.Namespace) -> int:
+	return docs.main()
+
+
+def add_docs(c: Commands) -> None:
+	c.add('docs', cmd_docs, 'write the blocks of README.md and docs/*.md that the source '
+	      'decides (docs.py); make check fails when one is stale')
+
+
 USER_COMMANDS: Sequence[Callable[[Commands], None]] = (
-	add_run, add_test, add_profile_configs, add_check, add_cover_letter, add_bisect,
-	add_callsites, add_series_check, add_merge, add_export, add_mutants, add_baseline)
+	add_run, add_test, add_profile_configs, add_check, add_docs, add_cover_letter,
+	add_bisect, add_callsites, add_series_check, add_merge, add_export, add_mutants,
+	add_baseline)
 
 
 # -- internal: the plumbing ----------------------------------------------------

@@ -2,8 +2,7 @@
 """The matrix's axes as data: a cell is (kernel, tree, profile, allocator).
 
 Adding a kernel or a profile is adding a record here (and the files it
-names), not editing a code path: README.md, "Adding a kernel or a
-profile", walks through both.
+names), not editing a code path: docs/extending.md walks through both.
 """
 
 import os

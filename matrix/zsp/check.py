@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make check: the harness is clean (lint.py: shellcheck, mypy --strict)
-and each series is fit to send (seriesform.py: git am, checkpatch
+"""make check: the harness is clean (lint.py: shellcheck, mypy --strict),
+its documentation current (docs.py: generated blocks, links), and each
+series is fit to send (seriesform.py: git am, checkpatch
 --strict, sign-off, the commits it cites, the cover letter). One
 "ok"/"FAIL" line per check as it ends, then "check: N passed, N failed".
 """
 
 from typing import Callable, List, Tuple
 
-from . import lint, seriesform
+from . import docs, lint, seriesform
 from .settings import Settings
 
 # done(name, why): one check's verdict, why '' when it passed.
@@ -16,7 +17,11 @@ Done = Callable[[str, str], None]
 Check = Callable[[Settings, str, Done], None]
 
 # What make check runs, in order: a new check is one more entry.
-CHECKS: Tuple[Check, ...] = (lint.shellcheck, lint.mypy, seriesform.check)
+def documentation(s: Settings, kernels: str, done: Done) -> None:
+	done('docs: generated blocks current, links resolve', docs.check()[1])
+
+
+CHECKS: Tuple[Check, ...] = (lint.shellcheck, lint.mypy, documentation, seriesform.check)
 
 
 def main(s: Settings, kernels: str = 'all') -> int:

@@ -59,6 +59,17 @@ class Outcome(str, enum.Enum):
 		return self.value
 
 
+# What each status promises, one line each (README's statuses, make docs).
+MEANING = {
+	Status.PASS: 'ran to its ok line, every expectation held, no oops, lockup or splat in its window',
+	Status.NA: "an upstream case that needs a config this kernel does not have; neither pass nor fail",
+	Status.SKIP: 'KUnit skipped it; in the patched tree a skip counts as a failure',
+	Status.FAIL: 'an expectation failed, or the kernel printed a splat in its window',
+	Status.ERROR: 'no kernel verdict: no result line, a result twice, or a host or QEMU fault',
+	Status.HANG: 'a soft lockup or RCU stall, silence, or the total timeout while it ran',
+	Status.CRASH: 'an oops or panic while it ran (the detail names the oops line and thread)',
+}
+
 # Worse wins when two things happened to one row.
 SEVERITY = [Status.PASS, Status.NA, Status.SKIP, Status.FAIL, Status.ERROR, Status.HANG, Status.CRASH]
 # A kernel verdict against the case: what kills a mutant.
