@@ -15,6 +15,8 @@
 #                                       reuses an earlier cell's results when kernel,
 #                                       initramfs and harness hash the same (zsp/cache.py)
 #   parse      zsp/console.py           console -> per-module KTAP -> the tree's kunit.py parse
+#              zsp/handlers.py          (zsp/ktap.py), a handler per module; zsp/verdict.py
+#                                       judges the cases against the console -> rows
 #   table      zsp/table.py             results/RUN/{table.txt,results.json}
 #
 # zsp/axes.py holds the matrix's axes as data (kernels, trees, profiles);

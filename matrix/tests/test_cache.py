@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """cache.py: which inputs key a cell's results, and which results are kept."""
 
+import ast
 import json
 import os
 import tempfile
@@ -38,6 +39,22 @@ class KeyTest(unittest.TestCase):
 
 	def test_same_inputs_same_key(self) -> None:
 		self.assertEqual(self.key(), self.key())
+
+	def test_harness_is_the_boot_path(self) -> None:
+		"""A module the boots import and HARNESS lacks would reuse results
+		its change may have altered."""
+		here = os.path.dirname(os.path.abspath(cache.__file__))
+		seen, todo = set(), ['runner.py']
+		while todo:
+			name = todo.pop()
+			seen.add(name)
+			with open(os.path.join(here, name)) as f:
+				tree = ast.parse(f.read())
+			for node in ast.walk(tree):
+				if isinstance(node, ast.ImportFrom) and node.level == 1:
+					mods = [node.module] if node.module else [a.name for a in node.names]
+					todo += [f'{m}.py' for m in mods if f'{m}.py' not in seen]
+		self.assertEqual(seen - {'axes.py'}, set(cache.HARNESS))
 
 	def test_every_input_counts(self) -> None:
 		before = self.key()

@@ -4,7 +4,6 @@ guest, the boot lines added by hand: that guest's boot asked for none)
 parsed into the boot's, the kernel's and the suite's callers, and the
 table of a run."""
 
-import argparse
 import os
 import re
 import subprocess
@@ -12,7 +11,7 @@ import tempfile
 import unittest
 from typing import Dict, List, Tuple
 
-from zsp import axes, callsites, console, errors, qemu, runner, settings
+from zsp import axes, callsites, console, errors, handlers, qemu, settings, verdict
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
 
@@ -100,13 +99,12 @@ class RunTest(unittest.TestCase):
 class CellTest(unittest.TestCase):
 	def rows(self, lines: List[str]) -> Dict[str, Tuple[str, str]]:
 		with tempfile.TemporaryDirectory() as out:
-			c = runner.Cell(argparse.Namespace(kunit_tool='/nonexistent', out=out,
-							      distinct_fault=False))
+			rows = verdict.Rows()
 			r = qemu.BootResult('poweroff', '', 1.0)
-			c.boots.append({'boot': 1, 'log': 'boot-1.log', **vars(r)})
-			c.collect(1, os.path.join(out, 'boot-1'), [], r, console.scan(lines))
+			handlers.collect(rows, handlers.Boot(1, os.path.join(out, 'boot-1'), [], r,
+							     console.scan(lines), '/nonexistent', False))
 			self.assertTrue(os.path.exists(os.path.join(out, 'boot-1.0.callsites.json')))
-			return {v.case: (v.status, v.detail) for v in c.results.values()}
+			return {v.case: (v.status, v.detail) for v in rows.results.values()}
 
 	def test_counts_are_data_not_a_row(self) -> None:
 		with open(os.path.join(DATA, 'callsites-report.console')) as f:

@@ -7,7 +7,7 @@ import os
 import unittest
 from typing import List
 
-from zsp import console, runner
+from zsp import console, verdict
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
 # DEBUG_SLAB's red zone report, as vanilla debug SLAB printed it (2026-12-07).
@@ -193,7 +193,7 @@ class ReportTest(unittest.TestCase):
 		log += ['    ok 4 z5_cache_ctor']
 		ev = console.scan(log).cases['z5_cache_ctor']
 		self.assertEqual(lines(ev.splats), [report])
-		self.assertEqual(runner.console_verdict('pass', '', ev, 'zero_size_test')[0], 'fail')
+		self.assertEqual(verdict.console_verdict('pass', '', ev, 'zero_size_test')[0], 'fail')
 
 	def test_slab_debug_floods_are_one_splat_anywhere(self) -> None:
 		"""Between cases and during an upstream module's run the same

@@ -10,7 +10,7 @@ import tempfile
 import unittest
 from unittest import mock
 
-from zsp import axes, console, kernel, profiles, qemu, runner, table
+from zsp import axes, console, kernel, profiles, qemu, table, verdict
 from zsp.kernel import CellBuild
 from zsp.settings import Settings
 from zsp.errors import ConfigError
@@ -187,10 +187,10 @@ class KmemleakTest(unittest.TestCase):
 		found = console.leaks(lines)
 		self.assertEqual([(lk.size, lk.comm, lk.suites) for lk in found],
 				 [(64, 'kunit_try_catch', True), (32, 'swapper/0', False)])
-		status, why = runner.leak_verdict(self.segment(lines))
+		status, why = verdict.leak_verdict(self.segment(lines))
 		self.assertEqual(status, 'fail')
 		self.assertIn('from z2_kfree_bulk_mixed+0x34/0x200 [zero_size_test]', why)
-		status, why = runner.leak_verdict(self.segment(lines[8:]))
+		status, why = verdict.leak_verdict(self.segment(lines[8:]))
 		self.assertEqual((status, why), ('pass', 'no object of the suite leaked (1 elsewhere)'))
 
 	def test_the_suites_by_its_module_not_by_its_task(self) -> None:
@@ -202,27 +202,27 @@ class KmemleakTest(unittest.TestCase):
 				'  backtrace:',
 				'    [<ffffffff8113a1a4>] __kmem_cache_alloc_node+0x1a4/0x2a0',
 				f'    [<ffffffffa0001234>] {frame}']
-		ours = runner.leak_verdict(self.segment(report(
+		ours = verdict.leak_verdict(self.segment(report(
 			'insmod', 'zsp_suite_init+0x34/0x200 [zero_size_test]')))
 		self.assertEqual(ours[0], 'fail')
 		self.assertIn('from zsp_suite_init+0x34/0x200 [zero_size_test]', ours[1])
-		theirs = runner.leak_verdict(self.segment(report(
+		theirs = verdict.leak_verdict(self.segment(report(
 			'kunit_try_catch', 'test_clobber_zone+0x20/0x90 [slub_kunit]')))
 		self.assertEqual(theirs, ('pass', 'no object of the suite leaked (1 elsewhere)'))
 
 	def test_failed_scan_is_an_error(self) -> None:
 		"""A scan that failed on its own (debugfs, the harness): no
 		kernel verdict."""
-		self.assertEqual(runner.leak_verdict(self.segment([], rc=1))[0], 'error')
+		self.assertEqual(verdict.leak_verdict(self.segment([], rc=1))[0], 'error')
 
 	def test_scan_refused_by_a_kmemleak_that_gave_up_fails(self) -> None:
 		"""kmemleak turned itself off during the run (an object that
 		overlaps another): the kernel's failure, with the reason, not a
 		harness error; a scan that ran is judged whatever came after."""
 		why = 'kmemleak: Cannot insert 0xffff888004d2b000 into the object search tree (overlaps existing)'
-		self.assertEqual(runner.leak_verdict(self.segment([], rc=1), why),
+		self.assertEqual(verdict.leak_verdict(self.segment([], rc=1), why),
 				 ('fail', f'kmemleak turned itself off ({why}): no scan after the suite'))
-		self.assertEqual(runner.leak_verdict(self.segment([], rc=0), why)[0], 'pass')
+		self.assertEqual(verdict.leak_verdict(self.segment([], rc=0), why)[0], 'pass')
 
 	def test_planned_only_with_kmemleak(self) -> None:
 		with tempfile.TemporaryDirectory() as d:

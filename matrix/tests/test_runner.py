@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-"""runner.Cell: how the console overrides kunit.py's verdict, and that
-nothing a boot shows is lost. Consoles come from tests/data/; kunit.py is
-replaced by a small KTAP reader that writes the same JSON shape."""
+"""verdict, handlers and runner.Cell: how the console overrides kunit.py's
+verdict, and that nothing a boot shows is lost. Consoles come from
+tests/data/; kunit.py is replaced by a small KTAP reader that writes the
+same JSON shape."""
 
 import argparse
 import contextlib
@@ -16,9 +17,8 @@ import unittest
 from unittest import mock
 from typing import Dict, List, Tuple
 
-from zsp import qemu
-from zsp import runner
-from zsp import console
+from zsp import console, handlers, ktap, qemu, runner, verdict
+from zsp.results import Row
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, 'data')
@@ -43,11 +43,11 @@ json.dump({'name': 'KUnit Test Group', 'sub_groups': groups, 'test_cases': []}, 
 POWEROFF = qemu.BootResult('poweroff', 'guest powered off', 1.0)
 
 
-def judge(kstatus: str, ev: console.CaseEvents, distinct: bool = False) -> runner.CaseResult:
-	c = runner.Cell(argparse.Namespace(distinct_fault=distinct))
-	c.suite_of['x'] = 'zero_size_fault'
-	c.judge('x', kstatus, ev, 1)
-	return c.results['x']
+def judge(kstatus: str, ev: console.CaseEvents, distinct: bool = False) -> verdict.CaseResult:
+	rows = verdict.Rows()
+	rows.suite_of['x'] = 'zero_size_fault'
+	verdict.judge(rows, 'x', kstatus, ev, 1, distinct=distinct)
+	return rows.results['x']
 
 
 def zsp_oops(comm: str = 'zsp_fault', access: str = 'write',
@@ -114,7 +114,8 @@ class JudgeTest(unittest.TestCase):
 
 
 class ConsoleCase(unittest.TestCase):
-	"""Cell.collect on a recorded console: the helpers, no tests."""
+	"""handlers.collect on a recorded console, as runner.Cell calls it
+	after a boot: the helpers, no tests."""
 
 	def setUp(self) -> None:
 		self.tmp = tempfile.mkdtemp()
@@ -125,31 +126,29 @@ class ConsoleCase(unittest.TestCase):
 	def tearDown(self) -> None:
 		shutil.rmtree(self.tmp)
 
-	def new_cell(self, distinct: bool = False) -> runner.Cell:
-		return runner.Cell(argparse.Namespace(kunit_tool=self.kunit, out=self.tmp,
-						      distinct_fault=distinct))
-
-	def collect(self, c: runner.Cell, name: str, r: qemu.BootResult = POWEROFF,
-		    skip: Tuple[str, ...] = (), n: int = 1) -> None:
+	def collect(self, rows: verdict.Rows, boots: List[Row], name: str,
+		    r: qemu.BootResult = POWEROFF, skip: Tuple[str, ...] = (), n: int = 1,
+		    distinct: bool = False) -> None:
 		with open(os.path.join(DATA, name)) as f:
 			sc = console.scan(f.read().splitlines())
-		c.boots.append({'boot': n, 'log': name, **vars(r)})
-		c.collect(n, os.path.join(self.tmp, f'boot-{n}'), list(skip), r, sc)
+		boots.append({'boot': n, 'log': name, **vars(r)})
+		handlers.collect(rows, handlers.Boot(n, os.path.join(self.tmp, f'boot-{n}'),
+						     list(skip), r, sc, self.kunit, distinct))
 
 	def rows(self, name: str, r: qemu.BootResult = POWEROFF,
 		 finish: bool = True, distinct: bool = False) -> Dict[str, Tuple[str, str]]:
-		c = self.new_cell(distinct)
-		self.collect(c, name, r)
+		rows, boots = verdict.Rows(), []  # type: verdict.Rows, List[Row]
+		self.collect(rows, boots, name, r, distinct=distinct)
 		if finish:
-			c.finish()
-		return {f'{v.suite}.{v.case}': (v.status, v.detail) for v in c.results.values()}
+			verdict.finish(rows, boots, ())
+		return {f'{v.suite}.{v.case}': (v.status, v.detail) for v in rows.results.values()}
 
 	# Defect 1: nothing outside the cases is lost.
 
 
 
 class CellTest(ConsoleCase):
-	"""Cell.collect on recorded consoles."""
+	"""A boot's rows from recorded consoles."""
 
 	def test_kworker_oops_after_the_last_case(self) -> None:
 		rows = self.rows('stray-kworker-oops-after-last-case.console',
@@ -549,7 +548,7 @@ class ResumeTest(unittest.TestCase):
 			not_available='', distinct_fault=False, only=only)
 		# The boots' progress lines are not this test's output.
 		with contextlib.redirect_stderr(io.StringIO()):
-			self.assertEqual(runner.Cell(args).run(), 0)
+			self.assertEqual(runner.Cell(runner.BootRequest.of(args)).run(), 0)
 		with open(os.path.join(out, 'cell.json')) as f:
 			return json.load(f)
 
@@ -642,9 +641,8 @@ class KunitParsePathTest(unittest.TestCase):
 			cwd = os.getcwd()
 			os.chdir(d)
 			try:
-				args = argparse.Namespace(kunit_tool='/k/kunit.py')
-				with mock.patch.object(runner.subprocess, 'run', side_effect=fake_run):
-					runner.Cell(args).kunit_parse(console.Segment('m', ['ok 1 x']), 'b-1.0.m')
+				with mock.patch.object(ktap.subprocess, 'run', side_effect=fake_run):
+					ktap.parse('/k/kunit.py', console.Segment('m', ['ok 1 x']), 'b-1.0.m')
 			finally:
 				os.chdir(cwd)
 		files = [a.split('=', 1)[-1] for a in seen[3:]]
@@ -665,9 +663,9 @@ class RealConsoleTest(ConsoleCase):
 		# The cases this boot's plan skipped, as the harness passed them.
 		skip = tuple(m.group(1) for m in (re.search(r'ok \d+ (\w+) # SKIP zsp-not-selected', x)
 						  for x in lines) if m)
-		c = self.new_cell()
-		self.collect(c, name, r, skip)
-		return {k: (v.status, v.detail) for k, v in c.results.items()}
+		rows = verdict.Rows()
+		self.collect(rows, [], name, r, skip)
+		return {k: (v.status, v.detail) for k, v in rows.results.items()}
 
 	def test_patched_slub_all_pass(self) -> None:
 		rows = self.real('real-patched-slub-all-pass.console')

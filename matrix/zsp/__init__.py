@@ -12,6 +12,9 @@ One module per job, as tools/testing/kunit/ splits kunit.py:
   console       a guest's console -> events per case (oopses, splats, hangs)
   qemu          one QEMU boot, watched (-smp 2, -nic none, timeouts)
   runner        the boots of one cell until every case has a result
+  handlers      per-module handlers of a boot's console (KTAP, kmemleak, ...)
+  ktap          one module's KTAP, parsed by the tree's kunit.py
+  verdict       a boot's console scan and outcome -> the cell's rows (pure)
   cache         results reuse when every input of a cell hashes the same
   table         a run's cells -> results.json, table.txt, the Z7 row
   baseline      the vanilla column against matrix/baseline-vanilla.txt

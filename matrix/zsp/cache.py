@@ -23,7 +23,10 @@ from typing import List, Optional
 
 from .results import Outcome, Row, load_json
 
-HARNESS = ('qemu.py', 'runner.py', 'console.py', 'callsites.py', 'cache.py', 'results.py')
+# Every module of the boot path (runner.py's imports, theirs, ...) but
+# axes.py, whose data reaches the key as the guest, kernel and initramfs.
+HARNESS = ('qemu.py', 'runner.py', 'verdict.py', 'handlers.py', 'ktap.py', 'console.py',
+	   'callsites.py', 'cache.py', 'results.py', 'errors.py')
 # Boot outcomes that may come from the host rather than the kernel.
 HOST_DEPENDENT = (Outcome.TIMEOUT, Outcome.QEMU_ERROR)
 
