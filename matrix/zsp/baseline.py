@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""python3 -m zsp baseline RUN [--baseline FILE]: vanilla still shows every
+"""make test's baseline stage: the vanilla column against matrix/baseline-vanilla*.txt.
+
+python3 -m zsp baseline RUN [--baseline FILE]: vanilla still shows every
 bug the series fixes, for the same reason, and nothing else, on each
 kernel of the run (its record in axes.py names its baseline file).
 

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make check: the harness is clean (lint.py: shellcheck, mypy --strict),
+"""make check: its list of checks, run in order, then the count.
+
+make check: the harness is clean (lint.py: shellcheck, mypy --strict),
 its documentation current (docs.py: generated blocks, links), and each
 series is fit to send (seriesform.py: git am, checkpatch
 --strict, sign-off, the commits it cites, the cover letter). One

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Cells on commits of the patched tree: "make bisect" (git bisect run
+"""Cells on commits of the patched tree: make bisect and make series-check.
+
+Cells on commits of the patched tree: "make bisect" (git bisect run
 over the series, one cell per step) and "make series-check" (every
 prefix of the series x every allocator).
 

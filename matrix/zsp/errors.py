@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The harness's typed errors, one base: the command line (__main__)
+"""ZspError, the base of every error a user is shown, and its kinds.
+
+The harness's typed errors, one base: the command line (__main__)
 catches ZspError once and prints str(e) as its one "error: ..." line,
 exit 1. So str() of each is the one line a user needs, what to do
 included; anything else that escapes is a bug, with its traceback."""

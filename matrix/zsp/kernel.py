@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The kernel side of a cell: its tree, the series, the config, the
+"""The kernel side of a cell: Tree (unpack, git base, series) and CellBuild (config, kernel, module, initramfs).
+
+The kernel side of a cell: its tree, the series, the config, the
 kernel build, the test module and the initramfs, as kunit_kernel.py's
 LinuxSourceTree owns a kunit.py build.
 

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make check's lint of the harness itself: what remains in shell passes
+"""make check's harness lint: shellcheck and mypy --strict.
+
+make check's lint of the harness itself: what remains in shell passes
 shellcheck, and this package mypy --strict. Each check reports through
 check.py's done(name, why), why '' when it passed."""
 

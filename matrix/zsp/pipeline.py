@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The pipeline of cells: prepare (config -> kernel -> module ->
+"""A cell's steps and boot; a run of cells, one booting while the next builds.
+
+The pipeline of cells: prepare (config -> kernel -> module ->
 initramfs), boot (runner.py, in its own process), and a run of many
 cells, where one cell boots while the next one builds.
 

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Progress lines on stderr, "[  Ns] message", counted from the run's
+""""[  Ns] ..." progress lines, and the live object count of a kernel build.
+
+Progress lines on stderr, "[  Ns] message", counted from the run's
 start, which every process of a run shares (ZSP_T0, set by lib.sh or the
 first zsp process), as lib.sh's log() prints them; and the live count of
 a kernel build's objects, so that minutes of kbuild are not minutes of

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What a result is: the statuses a row can have, which rows belong to the
+"""What a result is: statuses, contract rows, the bisect and mutant verdicts.
+
+What a result is: the statuses a row can have, which rows belong to the
 contract suite, and the two questions other tools ask of a cell.
 
 bisect_verdict(): is this commit good? Only "pass" passes: fail, crash,

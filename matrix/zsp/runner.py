@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Runs the test modules of one matrix cell (tree x allocator) and writes
+"""The boots of one cell until every case has a result (zsp internal boot-cell).
+
+Runs the test modules of one matrix cell (tree x allocator) and writes
 its results, booting again until every case has one.
 
 A case that crashes or hangs the guest gets that status; the next boot

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""series_table.py RUN: the prefix x allocator table of zsp series-check.
+"""series-check's prefix x allocator table.
+
+series_table.py RUN: the prefix x allocator table of zsp series-check.
 
 A cell reads "P/T" (contract cases passing / total), "BUILD" when the
 prefix did not build or boot, and gets a "!" with the case names when a

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make check's checks of each series' form: fit to send.
+"""make check's series checks: git am, checkpatch, sign-off, the commits cited, the cover letter current.
+
+make check's checks of each series' form: fit to send.
 
 The series applies with git am to the pristine tree (Tree.prepare does
 that, and caches the result by the series' content); every patch has a

@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Settings: where things are and how to build, the one record every
+"""Settings: where things are and how to build, passed down to every step.
+
+Settings: where things are and how to build, the one record every
 step of the harness is passed; its flags (add_arguments), the record of
 parsed flags (from_args) and the flags again for another zsp process
 (argv). Apart from kernel.py, so that a module that only passes it on

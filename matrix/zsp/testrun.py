@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""make test: every stage CI runs, cheapest first, each counted from the
+"""make test: its stages, each counted from its results, then "N passed, N failed".
+
+make test: every stage CI runs, cheapest first, each counted from the
 results themselves (unittest's result object, the check list, the run's
 gated rows, the baseline's verdicts, the bisect's answer, the mutants'
 rows), then one summary line "N passed, N failed" (", N skipped" when a
