@@ -1,8 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """make bench's measurements and report.
 
-bench.py: the numbers of "make bench".
-
   bench.py guest OUT TREE ALLOC N [--clock icount|wall]
                                       boot the cell's kernel with zero_size_bench
                                       and write OUT/guest-CLOCK-TREE-ALLOC-N.json

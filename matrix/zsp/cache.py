@@ -1,8 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Results reuse: a cell whose every input hashes the same is not booted again.
 
-reuse.py: the results of a cell whose every input is unchanged.
-
 What a cell's boots report is a function of the kernel image, the
 initramfs (test modules, busybox, /init), the module list, the time
 limits and the harness code that reads the console. When all of those hash

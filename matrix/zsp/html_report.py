@@ -1,8 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """results/RUN/index.html: the run as a static page people read.
 
-results/RUN/index.html: the run as a static page people read.
-
 Per (kernel, profile), the grid of cases x cells coloured by status;
 under it every row that did not pass, with its reason (the oops or splat
 line) and a link to the boot log that shows it. A series-check run adds

@@ -1,8 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """series-check's prefix x allocator table.
 
-series_table.py RUN: the prefix x allocator table of zsp series-check.
-
 A cell reads "P/T" (contract cases passing / total), "BUILD" when the
 prefix did not build or boot, and gets a "!" with the case names when a
 case that passed at the previous prefix does not pass here. Exit 1 on any
