@@ -56,3 +56,15 @@ class CheckTest(unittest.TestCase):
 
 if __name__ == '__main__':
 	unittest.main()
+
+
+class DocsCheckTest(unittest.TestCase):
+
+	def test_a_broken_generator_is_the_docs_checks_failure(self) -> None:
+		from unittest import mock
+		from zsp import check, docs
+		got: list = []
+		with mock.patch.object(docs, 'check', side_effect=OSError('no baseline')):
+			check.documentation(mock.Mock(), 'all', lambda n, why: got.append((n, why)))
+		self.assertEqual(len(got), 1)
+		self.assertEqual(got[0][1], 'OSError: no baseline')
