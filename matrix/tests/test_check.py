@@ -5,8 +5,10 @@ send, the commits a message cites, a missing linter."""
 import os
 import tempfile
 import unittest
+from typing import List, Tuple
+from unittest import mock
 
-from zsp import lint, seriesform
+from zsp import check, docs, lint, seriesform
 
 
 class CheckTest(unittest.TestCase):
@@ -54,17 +56,16 @@ class CheckTest(unittest.TestCase):
 			self.assertTrue(os.path.isfile(f), f)
 
 
-if __name__ == '__main__':
-	unittest.main()
-
 
 class DocsCheckTest(unittest.TestCase):
 
 	def test_a_broken_generator_is_the_docs_checks_failure(self) -> None:
-		from unittest import mock
-		from zsp import check, docs
-		got: list = []
+		got: List[Tuple[str, str]] = []
 		with mock.patch.object(docs, 'check', side_effect=OSError('no baseline')):
 			check.documentation(mock.Mock(), 'all', lambda n, why: got.append((n, why)))
 		self.assertEqual(len(got), 1)
 		self.assertEqual(got[0][1], 'OSError: no baseline')
+
+
+if __name__ == '__main__':
+	unittest.main()
