@@ -56,7 +56,6 @@ class CheckTest(unittest.TestCase):
 			self.assertTrue(os.path.isfile(f), f)
 
 
-
 class DocsCheckTest(unittest.TestCase):
 
 	def test_a_broken_generator_is_the_docs_checks_failure(self) -> None:
