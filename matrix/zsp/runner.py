@@ -17,6 +17,7 @@ killed gives "error", never a kernel verdict.
 """
 
 import argparse
+import glob
 import json
 import os
 import re
@@ -34,13 +35,16 @@ from .results import (HOST_FAULT, NEVER_STARTED, OUTSIDE, Outcome, Row, SEVERITY
 # Each boot resumes after the cases that have a result; vanilla SLOB,
 # the worst cell, needs about 25.
 MAX_BOOTS = 40
-SUITE_SOURCE = os.path.join(axes.ROOT, 'kunit', 'zero_size_test.c')
+SUITE_SOURCES = os.path.join(axes.ROOT, 'kunit', '*.c')
 
 
 def source_cases() -> List[str]:
-	"""Every case of the suite, from its source: known before a boot."""
-	with open(SUITE_SOURCE) as f:
-		return re.findall(r'KUNIT_CASE\((\w+)\)', f.read())
+	"""Every case of the suite, from its sources: known before a boot."""
+	cases: List[str] = []
+	for path in sorted(glob.glob(SUITE_SOURCES)):
+		with open(path) as f:
+			cases += re.findall(r'KUNIT_CASE\((\w+)\)', f.read())
+	return cases
 EVENT_STATUS = {'oops': Status.CRASH, 'panic': Status.CRASH, 'lockup': Status.HANG,
 		'splat': Status.FAIL}
 OUTCOME_STATUS = {Outcome.CRASH: Status.CRASH, Outcome.PANIC: Status.CRASH,
