@@ -17,10 +17,7 @@
  * the remaining cases in a fresh boot; zero_size_plan names the cases
  * that already have a result. Skipped cases are never counted as passed.
  *
- * Each suite prints "zsp-cases <suite>: <case>..." before its cases, the
- * list the harness expects a result for. A case that is meant to oops (Z6)
- * prints "zsp-expect-oops read|write at <address>" first so that the
- * harness lets the guest run on and checks the one oops it prints.
+ * Everything printed for the harness is in zsp_protocol.h.
  */
 
 #include <kunit/resource.h>
@@ -48,6 +45,7 @@
 
 #include "zero_size_plan.h"
 #include "zsp_compat.h"
+#include "zsp_protocol.h"
 #include "zsp_vmstat.h"
 
 /* Enough zero-size requests that one byte of slab each would show. */
@@ -352,8 +350,7 @@ static void charge_end(struct kunit *test, struct zsp_charge *c)
 	set_active_memcg(c->old);
 	kunit_remove_resource(test, c->ref);
 	kunit_put_resource(c->ref);
-	kunit_info(test, "zsp-charges charged=%ld left=%ld\n",
-		   (long)(c->during - c->before), left);
+	zsp_print_charges(test, (long)(c->during - c->before), left);
 	KUNIT_EXPECT_LE_MSG(test, left, slack,
 			    "%ld charges left after the objects were freed", left);
 	KUNIT_EXPECT_GE_MSG(test, left, -slack,
@@ -387,10 +384,10 @@ static void charge_end(struct kunit *test, struct zsp_charge *c)
 static int zsp_case_init(struct kunit *test)
 {
 	if (zero_size_plan_skips(test->name))
-		kunit_skip(test, "zsp-not-selected");
+		zsp_skip_not_selected(test);
 	flush_quarantine();
 	soak_slob_free_space();
-	kunit_info(test, "zsp-start\n");
+	zsp_print_start(test);
 	return 0;
 }
 
@@ -416,12 +413,6 @@ static struct kunit_suite *zsp_suites[ZSP_NR_SUITES + 1];
  */
 static int zsp_suite_init(struct kunit_suite *suite)
 {
-	/* One printk line each: at most LOG_LINE_MAX (~1000) characters. */
-	char names[768];
-	struct kunit_suite **s;
-	struct kunit_case *c;
-	size_t len;
-
 	zsp_memcg_get();
 	/*
 	 * By name: 6.12's KUnit runs a module's suites from copies
@@ -429,13 +420,7 @@ static int zsp_suite_init(struct kunit_suite *suite)
 	 */
 	if (strcmp(suite->name, zsp_suites[0]->name))
 		return 0;
-	for (s = zsp_suites; *s; s++) {
-		len = 0;
-		names[0] = '\0';
-		for (c = (*s)->test_cases; c->run_case; c++)
-			len += scnprintf(names + len, sizeof(names) - len, " %s", c->name);
-		pr_info("zsp-cases %s:%s\n", (*s)->name, names);
-	}
+	zsp_print_cases(zsp_suites);
 	return 0;
 }
 
@@ -463,8 +448,7 @@ static void expect_pages_returned(struct kunit *test, long before, long during, 
 	flush_quarantine();
 	after = zsp_slab_pages();
 
-	kunit_info(test, "zsp-pages before=%ld during=%ld after=%ld\n",
-		   before, during, after);
+	zsp_print_pages(test, before, during, after);
 	KUNIT_EXPECT_LE_MSG(test, after - before, (long)SLACK_PAGES + kept,
 			    "%ld slab pages not freed", after - before);
 }
@@ -1555,9 +1539,8 @@ static void expect_fault(struct kunit *test, bool write, void *at)
 	int code;
 
 	init_completion(&job.survived);
-	kunit_info(test, "zsp-expect-oops %s at 0x%lx\n", write ? "write" : "read",
-		   (unsigned long)at);
-	t = kthread_create(fault_thread, &job, "zsp_fault");
+	zsp_print_expect_oops(test, write, at);
+	t = kthread_create(fault_thread, &job, ZSP_FAULT_COMM);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
 	get_task_struct(t);
 	wake_up_process(t);
