@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests for the zero-size allocation contract (DESIGN.md Z1-Z7).
+ * KUnit tests for the zero-size allocation contract, clauses Z1-Z8 of
+ * docs/contract.md.
  *
  * Every case that frees real objects checks that they came back (the
  * slab page counter, kmem_cache_destroy()'s report of objects left, no
@@ -1762,7 +1763,6 @@ static struct kunit_case z7_cases[] = {
 	{}
 };
 
-/* Last: an oops taints the kernel for every case after it. */
 static struct kunit_case z6_cases[] = {
 	KUNIT_CASE(z6_write_faults),
 	KUNIT_CASE(z6_read_faults),
@@ -1770,23 +1770,69 @@ static struct kunit_case z6_cases[] = {
 	{}
 };
 
-#define ZSP_SUITE(_name, _cases)		\
-	static struct kunit_suite _name = {	\
-		.name = #_name,			\
-		.suite_init = zsp_suite_init,	\
-		.suite_exit = zsp_suite_exit,	\
-		.init = zsp_case_init,		\
-		.exit = zsp_case_exit,		\
-		.test_cases = _cases,		\
-	}
+static struct kunit_suite zero_size_alloc = {
+	.name = "zero_size_alloc",
+	.suite_init = zsp_suite_init,
+	.suite_exit = zsp_suite_exit,
+	.init = zsp_case_init,
+	.exit = zsp_case_exit,
+	.test_cases = z1_cases,
+};
 
-ZSP_SUITE(zero_size_alloc, z1_cases);
-ZSP_SUITE(zero_size_free, z2_cases);
-ZSP_SUITE(zero_size_query, z3_cases);
-ZSP_SUITE(zero_size_resize, z4_cases);
-ZSP_SUITE(zero_size_cache, z5_cases);
-ZSP_SUITE(zero_size_identical, z7_cases);
-ZSP_SUITE(zero_size_fault, z6_cases);
+static struct kunit_suite zero_size_free = {
+	.name = "zero_size_free",
+	.suite_init = zsp_suite_init,
+	.suite_exit = zsp_suite_exit,
+	.init = zsp_case_init,
+	.exit = zsp_case_exit,
+	.test_cases = z2_cases,
+};
+
+static struct kunit_suite zero_size_query = {
+	.name = "zero_size_query",
+	.suite_init = zsp_suite_init,
+	.suite_exit = zsp_suite_exit,
+	.init = zsp_case_init,
+	.exit = zsp_case_exit,
+	.test_cases = z3_cases,
+};
+
+static struct kunit_suite zero_size_resize = {
+	.name = "zero_size_resize",
+	.suite_init = zsp_suite_init,
+	.suite_exit = zsp_suite_exit,
+	.init = zsp_case_init,
+	.exit = zsp_case_exit,
+	.test_cases = z4_cases,
+};
+
+static struct kunit_suite zero_size_cache = {
+	.name = "zero_size_cache",
+	.suite_init = zsp_suite_init,
+	.suite_exit = zsp_suite_exit,
+	.init = zsp_case_init,
+	.exit = zsp_case_exit,
+	.test_cases = z5_cases,
+};
+
+static struct kunit_suite zero_size_identical = {
+	.name = "zero_size_identical",
+	.suite_init = zsp_suite_init,
+	.suite_exit = zsp_suite_exit,
+	.init = zsp_case_init,
+	.exit = zsp_case_exit,
+	.test_cases = z7_cases,
+};
+
+/* Last: an oops taints the kernel for every case after it. */
+static struct kunit_suite zero_size_fault = {
+	.name = "zero_size_fault",
+	.suite_init = zsp_suite_init,
+	.suite_exit = zsp_suite_exit,
+	.init = zsp_case_init,
+	.exit = zsp_case_exit,
+	.test_cases = z6_cases,
+};
 
 /* In the order KUnit runs them; the first one lists them all. */
 static struct kunit_suite *zsp_suites[ZSP_NR_SUITES + 1] = {
