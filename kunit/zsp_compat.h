@@ -42,7 +42,7 @@
  * the caller, which picks one of CONFIG_RANDOM_KMALLOC_CACHES' copies of
  * the normal caches (and is ignored without that option);
  * RANDOM_KMALLOC_CACHES_NR came with it. The suite cannot name the caller
- * its objects were allocated for: shrink() shrinks every copy.
+ * its objects were allocated for: zsp_shrink() shrinks every copy.
  */
 #ifdef RANDOM_KMALLOC_CACHES_NR
 #define zsp_kmalloc_type(gfp)	kmalloc_type(gfp, 0)
@@ -51,11 +51,12 @@
 #endif
 
 /*
- * The flags of a cache of the suite's own (own_cache()), which 6.1 never
- * merges into another when it has a usercopy region, that is when its
- * size is not 0 (a zero-sized one has none: 6.1 may merge it). 6.12
- * merges a cache with a usercopy region unless CONFIG_HARDENED_USERCOPY:
- * SLAB_NO_MERGE (6.5+) keeps the 6.1 rule there.
+ * The flags of a cache of the suite's own (own_cache() in
+ * zero_size_free.c), which 6.1 never merges into another when it has a
+ * usercopy region, that is when its size is not 0 (a zero-sized one has
+ * none: 6.1 may merge it). 6.12 merges a cache with a usercopy region
+ * unless CONFIG_HARDENED_USERCOPY: SLAB_NO_MERGE (6.5+) keeps the 6.1 rule
+ * there.
  */
 static inline slab_flags_t zsp_own_cache_flags(slab_flags_t flags, unsigned int size)
 {
@@ -68,7 +69,7 @@ static inline slab_flags_t zsp_own_cache_flags(slab_flags_t flags, unsigned int 
 
 /*
  * Wait for every kvfree_rcu() queued so far. 6.1 queues the batches on
- * system_wq, which drain_deferred_frees() flushes; 6.12 has
+ * system_wq, which zsp_drain_deferred_frees() flushes; 6.12 has
  * kvfree_rcu_barrier() for that, and 6.12.y queues them on a workqueue of
  * RCU's own, which no module can flush. Kbuild tells which (the header
  * declares it or not).

@@ -36,7 +36,7 @@
  *
  *   # <case>: zsp-pages before=<pages> during=<pages> after=<pages>
  *   # <case>: zsp-charges charged=<refs> left=<refs>
- *	The page oracle's and the charge oracle's numbers,
+ *	The page oracle's and the charge oracle's numbers (zsp_oracle.c),
  *	for the person reading a boot log: the harness does not parse them.
  *
  * "# <case>: " is KUnit's prefix of kunit_info() (indented as the case's
