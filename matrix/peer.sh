@@ -26,10 +26,14 @@ config ZSP_KUNIT_TEST\
 	default KUNIT_ALL_TESTS' "$PEER/src/lib/Kconfig.debug"
 	fi
 	mkdir -p "$PEER/src/lib/zsp-kunit"
-	cp "$ZSP_ROOT"/kunit/zero_size_{test,plan}.c "$ZSP_ROOT"/kunit/*.h "$PEER/src/lib/zsp-kunit/"
-	# shellcheck disable=SC2016 # a make variable, for make to expand
-	echo 'obj-$(CONFIG_ZSP_KUNIT_TEST) += zero_size_plan.o zero_size_test.o' \
-		>"$PEER/src/lib/zsp-kunit/Makefile"
+	rm -f "$PEER/src/lib/zsp-kunit/"*.[ch]
+	cp "$ZSP_ROOT"/kunit/*.[ch] "$PEER/src/lib/zsp-kunit/"
+	# zero_size_test's objects: kunit/Kbuild's zero_size_test-y lines.
+	{
+		# shellcheck disable=SC2016 # a make variable, for make to expand
+		echo 'obj-$(CONFIG_ZSP_KUNIT_TEST) += zero_size_plan.o zero_size_test.o'
+		sed -n '/^zero_size_test-y/,/[^\\]$/p' "$ZSP_ROOT/kunit/Kbuild"
+	} >"$PEER/src/lib/zsp-kunit/Makefile"
 }
 
 # kunitconfig ALLOC: the matrix's fragments without their modules (this

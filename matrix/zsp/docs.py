@@ -21,15 +21,13 @@ import os
 import re
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
-from . import axes, baseline, results, series
+from . import axes, baseline, results, runner, series
 from .errors import ZspError
 
-SUITE_DIR = os.path.join(axes.ROOT, 'kunit')
 MAKEFILE = os.path.join(axes.ROOT, 'Makefile')
 PACKAGE = os.path.dirname(os.path.abspath(__file__))
 BEGIN = re.compile(r'^<!-- zsp-docs: ([a-z0-9-]+)(?: (\S+))? -->$')
 END = '<!-- zsp-docs: end -->'
-CASE = re.compile(r'KUNIT_CASE\((\w+)\)')
 CLAUSE = re.compile(r'^z(\d)_')
 
 
@@ -42,19 +40,9 @@ def pages(root: str = axes.ROOT) -> List[str]:
 	return [os.path.join(root, 'README.md')] + sorted(glob.glob(os.path.join(root, 'docs', '*.md')))
 
 
-def suite_sources() -> List[str]:
-	"""The suite module's C files (kunit/Kbuild joins them), bench excluded."""
-	return sorted(f for f in glob.glob(os.path.join(SUITE_DIR, '*.c'))
-		      if 'bench' not in os.path.basename(f) and 'plan' not in os.path.basename(f))
-
-
 def cases() -> List[str]:
-	"""Every case of the suite, in source order, file by file."""
-	out: List[str] = []
-	for path in suite_sources():
-		with open(path) as f:
-			out += CASE.findall(f.read())
-	return out
+	"""Every case of the suite, in source order (runner's one parser)."""
+	return runner.source_cases()
 
 
 def clause_of(case: str) -> str:

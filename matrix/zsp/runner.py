@@ -12,6 +12,7 @@ one reuses its results (cache.py).
 """
 
 import argparse
+import glob
 import os
 import re
 import signal
@@ -27,13 +28,16 @@ from .results import Outcome, Row, SUITE_MODULE, dump_json
 # Each boot resumes after the cases that have a result; vanilla SLOB,
 # the worst cell, needs about 25.
 MAX_BOOTS = 40
-SUITE_SOURCE = os.path.join(axes.ROOT, 'kunit', 'zero_size_test.c')
+SUITE_SOURCES = os.path.join(axes.ROOT, 'kunit', '*.c')
 
 
 def source_cases() -> List[str]:
-	"""Every case of the suite, from its source: known before a boot."""
-	with open(SUITE_SOURCE) as f:
-		return re.findall(r'KUNIT_CASE\((\w+)\)', f.read())
+	"""Every case of the suite, from its sources: known before a boot."""
+	cases: List[str] = []
+	for path in sorted(glob.glob(SUITE_SOURCES)):
+		with open(path) as f:
+			cases += re.findall(r'KUNIT_CASE\((\w+)\)', f.read())
+	return cases
 
 
 def make_initrd(base: str, gen_init_cpio: str, modules: List[str],
