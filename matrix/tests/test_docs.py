@@ -78,6 +78,12 @@ class LinkTest(unittest.TestCase):
 
 
 class RepositoryTest(unittest.TestCase):
+	def test_packages_are_deps_shs(self) -> None:
+		got = docs.packages()
+		self.assertIn('qemu-system-x86', got)
+		for k in axes.KERNELS.values():
+			self.assertIn(k.package, got)
+
 	def test_every_module_has_a_line_in_the_map(self) -> None:
 		text = docs.gen_modules('')
 		for f in os.listdir(docs.PACKAGE):

@@ -19,6 +19,7 @@ docs/measurements.md.
 import glob
 import os
 import re
+import textwrap
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from . import axes, baseline, results, runner, series
@@ -219,11 +220,30 @@ def gen_variables(_: str) -> str:
 	return '```\n' + '\n'.join(lines[start + 1:]) + '\n```'
 
 
+DEPS = os.path.join(axes.MATRIX, 'deps.sh')
+
+
+def packages() -> List[str]:
+	"""The Debian packages make deps installs: the kernels' source
+	packages (axes.py) and deps.sh's own list."""
+	with open(DEPS) as f:
+		m = re.search(r'^PACKAGES="\$\(zsp internal axes packages\) (.*?) \$\*"$', f.read(),
+			      re.M | re.S)
+	if not m:
+		raise DocsError(f'{rel(DEPS)}: no PACKAGES="$(zsp internal axes packages) ... $*" line')
+	kernels = dict.fromkeys(k.package for k in axes.KERNELS.values())
+	return list(kernels) + m.group(1).split()
+
+
+def gen_packages(_: str) -> str:
+	return '```\n' + textwrap.fill(' '.join(packages()), 76, break_on_hyphens=False) + '\n```'
+
+
 GENERATORS: Dict[str, Callable[[str], str]] = {
 	'counts': gen_counts, 'cases': gen_cases, 'series': gen_series,
 	'mutants': gen_mutants, 'profiles': gen_profiles, 'axes': gen_axes,
 	'statuses': gen_statuses, 'modules': gen_modules, 'targets': gen_targets,
-	'variables': gen_variables,
+	'variables': gen_variables, 'packages': gen_packages,
 }
 
 
