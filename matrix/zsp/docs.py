@@ -276,6 +276,13 @@ def render(text: str, where: str) -> str:
 	return '\n'.join(out)
 
 
+def texts(root: str) -> Iterator[Tuple[str, str]]:
+	"""(path, text) of each page."""
+	for path in pages(root):
+		with open(path) as f:
+			yield path, f.read()
+
+
 def rel(path: str) -> str:
 	return os.path.relpath(path, axes.ROOT)
 
@@ -283,9 +290,7 @@ def rel(path: str) -> str:
 def write(root: str = axes.ROOT) -> List[str]:
 	"""make docs: rewrite every stale block; the pages it changed."""
 	changed = []
-	for path in pages(root):
-		with open(path) as f:
-			text = f.read()
+	for path, text in texts(root):
 		new = render(text, rel(path))
 		if new != text:
 			with open(path, 'w') as f:
@@ -295,11 +300,9 @@ def write(root: str = axes.ROOT) -> List[str]:
 
 
 def stale(root: str = axes.ROOT) -> List[str]:
-	"""The pages whose blocks differ from the source: '' when none."""
+	"""Why each page whose blocks differ from the source is stale."""
 	out = []
-	for path in pages(root):
-		with open(path) as f:
-			text = f.read()
+	for path, text in texts(root):
 		try:
 			if render(text, rel(path)) != text:
 				out.append(f'{rel(path)}: a generated block is stale; run make docs')
@@ -346,9 +349,8 @@ def anchors(path: str) -> List[str]:
 def broken_links(root: str = axes.ROOT) -> List[str]:
 	"""Every relative link of the pages that names no file or no heading."""
 	out = []
-	for path in pages(root):
-		with open(path) as f:
-			text = f.read()
+	headings: Dict[str, List[str]] = {}	# each target page read once
+	for path, text in texts(root):
 		for n, line in prose(text):
 			for target in LINK.findall(re.sub(r'`[^`]*`', '', line)):
 				if re.match(r'[a-z]+:', target):
@@ -358,8 +360,11 @@ def broken_links(root: str = axes.ROOT) -> List[str]:
 				where = f'{os.path.relpath(path, root)}:{n}'
 				if not os.path.exists(dest):
 					out.append(f'{where}: {target}: no such file')
-				elif anchor and dest.endswith('.md') and anchor not in anchors(dest):
-					out.append(f'{where}: {target}: no such heading')
+				elif anchor and dest.endswith('.md'):
+					if dest not in headings:
+						headings[dest] = anchors(dest)
+					if anchor not in headings[dest]:
+						out.append(f'{where}: {target}: no such heading')
 	return out
 
 
