@@ -266,6 +266,24 @@ class MutantsTest(unittest.TestCase):
 				mutants.run_one(Settings(cache=d), req, 'm', 'slub', 'crash')
 				self.assertEqual(seen[-1], want, argv)
 
+	def test_a_mistyped_header_is_an_error(self) -> None:
+		"""A mutant is never dropped or judged by a header it lacks."""
+		good = ('Mutant: m\nAllocator: slub\nMutates: slub/0005\n'
+			'Kills: z2_kmem_cache_free,\n z2_kfree_bulk_small\n\ndiff\n')
+		with tempfile.TemporaryDirectory() as d:
+			path = os.path.join(d, '01-m.patch')
+			with open(path, 'w') as f:
+				f.write(good)
+			m, = mutants.load_all(d)
+			self.assertEqual(m.kills, {'z2_kmem_cache_free', 'z2_kfree_bulk_small'})
+			for bad, why in ((good.replace('slub\n', 'slbu\n', 1), "Allocator: 'slbu'"),
+					 (good.replace('Kills', 'Kils'), 'no Mutant: or Kills:'),
+					 (good.replace('small', 'smal'), 'z2_kfree_bulk_smal, not a case')):
+				with open(path, 'w') as f:
+					f.write(bad)
+				with self.assertRaisesRegex(errors.MutantError, why):
+					mutants.load_all(d)
+
 	def test_every_mutant_names_an_allocator_and_a_patch(self) -> None:
 		names = series.entries(os.path.join(axes.ROOT, 'patches'))
 		every = mutants.load_all()

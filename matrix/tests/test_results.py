@@ -10,7 +10,7 @@ import tempfile
 import unittest
 from typing import List
 
-from zsp import commits
+from zsp import commits, results
 
 
 def case(name: str, status: str, suite: str = 'zero_size_free') -> dict:
@@ -57,3 +57,33 @@ class VerdictTest(unittest.TestCase):
 
 if __name__ == '__main__':
 	unittest.main()
+
+
+class MutantVerdictTest(unittest.TestCase):
+	"""A mutant is killed by a case it names (Kills:), never by noise."""
+
+	KILLS = frozenset({'z2_kmem_cache_free'})
+
+	def test_named_case_kills(self) -> None:
+		for status in ('fail', 'crash', 'hang'):
+			got = results.mutant_verdict([case('z2_kmem_cache_free', status)], self.KILLS)
+			self.assertEqual(got[0], 'killed', status)
+
+	def test_noise_is_an_error_not_a_kill(self) -> None:
+		for noise in (case('z2_kfree', 'crash'), case('outside_cases', 'hang'),
+			      case('suite', 'error', suite='cell')):
+			got = results.mutant_verdict([case('z2_kmem_cache_free', 'pass'), noise],
+						     self.KILLS)
+			self.assertEqual(got[0], 'error', noise)
+
+	def test_named_case_without_result_is_an_error(self) -> None:
+		got = results.mutant_verdict([case('z2_kfree', 'pass')], self.KILLS)
+		self.assertEqual(got, ('error', 'suite: no result for z2_kmem_cache_free'))
+
+	def test_named_cases_pass_survives(self) -> None:
+		got = results.mutant_verdict([case('z2_kmem_cache_free', 'pass')], self.KILLS)
+		self.assertEqual(got[0], 'survived')
+
+	def test_control_counts_every_contract_case(self) -> None:
+		self.assertEqual(results.mutant_verdict([case('z2_kfree', 'crash')])[0], 'killed')
+		self.assertEqual(results.mutant_verdict([case('z2_kfree', 'pass')])[0], 'survived')

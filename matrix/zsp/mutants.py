@@ -4,9 +4,12 @@
 Each matrix/mutants/NN-name.patch is a plausible wrong fix: one small edit
 away from a patch of the series ("Mutates:"), applied on top of the whole
 series and built for the allocator it targets ("Allocator:"). The suite
-must kill it: some contract case fails, crashes or hangs. A mutant that
-passes survives and fails the run; one that cannot be built or booted is
-an error, neither killed nor survived.
+must kill it: one of the cases it names ("Kills:", booted alone) fails,
+crashes or hangs; any other row that does not pass is noise, not a kill.
+A mutant that passes survives and fails the run; one that cannot be
+built or booted, or that only noise stops, is an error, neither killed
+nor survived. A header that is missing or names no allocator or case of
+the suite is an error before anything builds.
 
 The mutants build in a hard-linked copy of the patched tree (src/mutant,
 no .git), one O= dir per allocator, first a copy of the patched cell's
@@ -21,9 +24,9 @@ import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
-from typing import List, Tuple
+from typing import FrozenSet, List, Tuple
 
-from . import axes, lock, pipeline, results
+from . import axes, lock, pipeline, results, runner
 from .errors import MutantError
 from .kernel import SUBJECTS, CellBuild, Tree, first_error
 from .pipeline import CellRequest, Limits
@@ -53,24 +56,46 @@ class Mutant:
 	path: str
 	allocator: str
 	what: str
+	kills: FrozenSet[str] = frozenset()
 
 
 def field(text: str, name: str) -> str:
-	for line in text.splitlines():
+	"""A header's value; lines that start with a space continue it."""
+	lines = text.splitlines()
+	for i, line in enumerate(lines):
 		if line.startswith(name + ':'):
-			return line[len(name) + 1:].strip()
+			value = [line[len(name) + 1:].strip()]
+			for more in lines[i + 1:]:
+				if not more.startswith(' ') or not more.strip():
+					break
+				value.append(more.strip())
+			return ' '.join(value)
 	return ''
 
 
-def load_all() -> List[Mutant]:
+def load_all(top: str = MUTANTS) -> List[Mutant]:
+	"""Every mutant, its headers checked: a mistyped one is an error,
+	never a mutant dropped or killed by anything."""
 	out = []
-	for f in sorted(os.listdir(MUTANTS)):
-		if f.endswith('.patch'):
-			path = os.path.join(MUTANTS, f)
-			with open(path) as fh:
-				text = fh.read()
-			out.append(Mutant(f[:-len('.patch')], path, field(text, 'Allocator'),
-					  field(text, 'Mutant')))
+	cases = set(runner.source_cases())
+	for f in sorted(os.listdir(top)):
+		if not f.endswith('.patch'):
+			continue
+		path = os.path.join(top, f)
+		with open(path) as fh:
+			text = fh.read()
+		m = Mutant(f[:-len('.patch')], path, field(text, 'Allocator'), field(text, 'Mutant'),
+			   frozenset(field(text, 'Kills').replace(',', ' ').split()))
+		if m.allocator not in axes.all_allocators():
+			raise MutantError(f"{path}: Allocator: '{m.allocator}' is none of "
+					  f"{' '.join(axes.all_allocators())}; fix the header")
+		if not m.what or not m.kills:
+			raise MutantError(f'{path}: no Mutant: or Kills: header; add it')
+		unknown = sorted(m.kills - cases)
+		if unknown:
+			raise MutantError(f"{path}: Kills: names {', '.join(unknown)}, not a case "
+					  'of the suite (kunit/*.c); fix the header')
+		out.append(m)
 	return out
 
 
@@ -196,22 +221,25 @@ def rehome(top: str, old: str, new: str) -> None:
 			os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
 
-def judge(out: str) -> List[str]:
+def judge(out: str, kills: FrozenSet[str] = frozenset()) -> List[str]:
 	"""[result, why] of one cell: error when it did not build or boot."""
 	err = os.path.join(out, 'error')
 	if os.path.exists(err):
 		with open(err) as f:
 			return ['error', f.read().strip()]
-	return list(results.mutant_verdict(results.load_cases(os.path.join(out, 'cell.json'))))
+	return list(results.mutant_verdict(results.load_cases(os.path.join(out, 'cell.json')),
+					   kills))
 
 
 def run_one(s: Settings, req: MutantsRequest, name: str, alloc: str,
-	    want: str) -> Tuple[bool, List[str]]:
-	"""One cell of the copy as it stands; prints its ok/FAIL line."""
+	    want: str, kills: FrozenSet[str] = frozenset()) -> Tuple[bool, List[str]]:
+	"""One cell of the copy as it stands, booting @kills alone (every
+	case: the controls); prints its ok/FAIL line."""
 	out = os.path.join(req.run, name)
 	pipeline.cell(s, CellRequest(tree='mutant', alloc=alloc, out=out, profile=req.profile,
-				     modules=results.SUITE_MODULE, limits=req.limits))
-	result, why = judge(out)
+				     modules=results.SUITE_MODULE, only=','.join(sorted(kills)),
+				     limits=req.limits))
+	result, why = judge(out, kills)
 	mark = 'ok  ' if result == want else 'FAIL'
 	print(f'{mark} mutant {name} ({alloc}) {result} {why}', flush=True)
 	return result == want, [name, alloc, result, why]
@@ -250,7 +278,7 @@ def run(s: Settings, req: MutantsRequest) -> List[Tuple[bool, List[str]]]:
 				log(f'mutant {m.name} on {alloc}: {m.what}')
 				copy.apply(m)
 				try:
-					rows.append(run_one(s, req, m.name, alloc, 'killed'))
+					rows.append(run_one(s, req, m.name, alloc, 'killed', m.kills))
 				finally:
 					copy.restore()
 	with open(os.path.join(req.run, 'mutants.tsv'), 'w') as f:

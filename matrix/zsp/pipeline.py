@@ -56,7 +56,7 @@ class CellRequest:
 	out: str
 	profile: str = axes.DEFAULT_PROFILE
 	modules: str = ''	# space-separated; '': CellBuild.default_modules()
-	only: str = ''		# boot this case alone (make bisect's CASE=)
+	only: str = ''		# boot these cases alone, comma-separated (CASE=, Kills:)
 	limits: Limits = Limits()
 
 

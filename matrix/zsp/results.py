@@ -20,7 +20,7 @@ kernel verdict (the harness could not tell, which is neither).
 import enum
 import json
 import os
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, FrozenSet, List, Tuple
 
 from .errors import SchemaError
 
@@ -148,17 +148,26 @@ def bisect_verdict(cases: List[Row], want: str) -> Tuple[bool, List[str]]:
 	return not why, why
 
 
-def mutant_verdict(cases: List[Row]) -> Tuple[str, str]:
-	"""("killed" | "survived" | "error", why) for one mutant's cell."""
+def mutant_verdict(cases: List[Row], kills: FrozenSet[str] = frozenset()) -> Tuple[str, str]:
+	"""("killed" | "survived" | "error", why) for one mutant's cell. A
+	mutant is killed by a case it names (Kills:) that fails, crashes or
+	hangs; any other row that does not pass (another case, outside_cases,
+	a silence) is noise, never a kill: an error. Without @kills (the
+	controls) every contract case counts."""
 	contract = [c for c in cases if in_contract_suite(c)]
-	killers = [f"{c['case']} ({c['status']})" for c in contract if c['status'] in KILLING]
+	named = [c for c in contract if not kills or c['case'] in kills]
+	killers = [f"{c['case']} ({c['status']})" for c in named if c['status'] in KILLING]
 	if killers:
 		return 'killed', ', '.join(killers)
 	errors = [c for c in cases if c['status'] != Status.PASS]
-	if errors or not contract:
-		what = errors[0] if errors else {'case': 'suite', 'detail': 'no contract results'}
+	missing = sorted(kills - {c['case'] for c in contract})
+	if errors or not contract or missing:
+		what = errors[0] if errors else {
+			'case': 'suite', 'detail': f"no result for {', '.join(missing)}" if missing
+			else 'no contract results'}
 		return 'error', f"{what['case']}: {what.get('detail', '')}"
-	return 'survived', f'all {len(contract)} contract cases pass'
+	return 'survived', f'all {len(named)} ' + ('named cases pass' if kills else
+						   'contract cases pass')
 
 
 def mutant_table(rows: List[List[str]]) -> Tuple[str, bool]:
