@@ -113,7 +113,7 @@ static void exercise_empty_cache_of(struct kunit *test, struct kmem_cache *s,
 		if (!ZERO_OR_NULL_PTR(one[i]))
 			kmem_cache_free(s, one[i]);
 
-	got = kmem_cache_alloc_bulk(s, GFP_KERNEL, ZSP_OBJS, bulk);
+	got = zsp_alloc_bulk(s, GFP_KERNEL, ZSP_OBJS, bulk);
 	KUNIT_EXPECT_EQ(test, got, ZSP_OBJS);
 	if (got == ZSP_OBJS) {
 		expect_distinct(test, bulk, ZSP_OBJS);

@@ -287,6 +287,27 @@ static void free_into_cache_round(struct kunit *test, struct kmem_cache *s, void
 		zsp_charge_end(test, &c);
 }
 
+/*
+ * Which loop of kmem_cache_free_bulk(@s) takes the objects: a cache with
+ * sheaves frees to them (free_to_pcs_bulk()), any other builds detached
+ * freelists (zsp_compat.h). Each loop has a sentinel check of its own,
+ * so a case written for one that ran the other would pass for nothing:
+ * it says which it took, and fails when that is not the one it is for
+ * (no sheaves asked for: @flags has ZSP_NO_SHEAVES). A debug kernel's
+ * caches have no sheaves at all (calculate_sheaf_capacity()).
+ */
+static void expect_bulk_path(struct kunit *test, struct kmem_cache *s, slab_flags_t flags)
+{
+#ifdef ZSP_HAVE_SHEAVES
+	bool want = !(flags & ZSP_NO_SHEAVES), has = zsp_cache_has_sheaves(s);
+	const char *path[] = { "build_detached_freelist()", "free_to_pcs_bulk()" };
+
+	kunit_info(test, "kmem_cache_free_bulk() path: %s", path[has]);
+	KUNIT_EXPECT_EQ_MSG(test, has, want, "the case is for %s, the cache took %s",
+			    path[want], path[has]);
+#endif
+}
+
 static void free_into_cache(struct kunit *test, const char *name, unsigned int size,
 			    slab_flags_t flags, gfp_t gfp, size_t n, bool bulk)
 {
@@ -294,6 +315,8 @@ static void free_into_cache(struct kunit *test, const char *name, unsigned int s
 	void **p = zsp_scratch(test, mixed_slots(n));
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	if (bulk)
+		expect_bulk_path(test, s, flags);
 	free_into_cache_round(test, s, p, size, flags, gfp, n, bulk, false);
 	free_into_cache_round(test, s, p, size, flags, gfp, n, bulk, true);
 	kmem_cache_destroy(s);
@@ -343,6 +366,17 @@ static void z2_kmem_cache_free_bulk_small(struct kunit *test)
 	free_into_cache(test, "zsp_small", ZSP_SMALL, 0, GFP_KERNEL, ZSP_NR_SMALL, true);
 }
 
+/*
+ * A cache without sheaves, where the kernel has them: the bulk free
+ * builds detached freelists (on a kernel without sheaves, every cache
+ * does, and this is z2_kmem_cache_free_bulk_small).
+ */
+static void z2_kmem_cache_free_bulk_no_sheaves(struct kunit *test)
+{
+	free_into_cache(test, "zsp_no_sheaves", ZSP_SMALL, ZSP_NO_SHEAVES, GFP_KERNEL,
+			ZSP_NR_SMALL, true);
+}
+
 static void z2_kmem_cache_free_bulk_rcu(struct kunit *test)
 {
 	free_into_cache(test, "zsp_rcu", ZSP_SMALL, SLAB_TYPESAFE_BY_RCU, GFP_KERNEL,
@@ -368,6 +402,7 @@ static void z2_kmem_cache_free_bulk_sentinels_only(struct kunit *test)
 	void **q = zsp_scratch(test, 64);
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
+	expect_bulk_path(test, s, 0);
 	kmem_cache_free_bulk(s, ARRAY_SIZE(p), p);
 	kmem_cache_free_bulk(s, 1, p);
 	zsp_expect_no_double_hand_out(test, s, ZSP_SMALL, GFP_KERNEL, q, 64);
@@ -529,6 +564,7 @@ struct kunit_case zsp_z2_cases[] = {
 	KUNIT_CASE(z2_kmem_cache_free_bulk_null_cache),
 	KUNIT_CASE(z2_kmem_cache_free_bulk_mixed),
 	KUNIT_CASE(z2_kmem_cache_free_bulk_small),
+	KUNIT_CASE(z2_kmem_cache_free_bulk_no_sheaves),
 	KUNIT_CASE(z2_kmem_cache_free_bulk_rcu),
 	KUNIT_CASE(z2_kmem_cache_free_bulk_zero_sized),
 	KUNIT_CASE(z2_kmem_cache_free_bulk_accounted),

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * zero_size_test on 6.1 and 6.12.
+ * zero_size_test on 6.1, 6.12 and 7.3.
  *
- * The same cases run on 6.1 (SLAB, SLUB, SLOB) and 6.12 (SLUB only). What
- * differs between the two kernels' APIs is settled here, once, by feature
- * tests where a header shows the difference and by version otherwise; on
- * 6.1 every definition below expands to what the suite used before.
- * CONFIG_SLAB and CONFIG_SLOB do not exist on 6.12, so their branches
+ * The same cases run on 6.1 (SLAB, SLUB, SLOB), 6.12 and 7.3 (SLUB only).
+ * What differs between the kernels' APIs is settled here, once, by
+ * feature tests where a header shows the difference (here or in Kbuild);
+ * on 6.1 every definition below expands to what the suite used before.
+ * CONFIG_SLAB and CONFIG_SLOB do not exist after 6.8, so their branches
  * below fall to the SLUB ones by themselves.
  */
 #ifndef ZSP_COMPAT_H
@@ -41,14 +41,38 @@
  * The kmalloc cache type of a gfp. Since 6.6, kmalloc_type() also takes
  * the caller, which picks one of CONFIG_RANDOM_KMALLOC_CACHES' copies of
  * the normal caches (and is ignored without that option);
- * RANDOM_KMALLOC_CACHES_NR came with it. The suite cannot name the caller
- * its objects were allocated for: zsp_shrink() shrinks every copy.
+ * RANDOM_KMALLOC_CACHES_NR came with it. 7.x renamed the copies
+ * partitions (CONFIG_KMALLOC_PARTITION_CACHES, KMALLOC_PARTITION_CACHES_NR,
+ * defined with or without the option) and passes a kmalloc_token_t for
+ * the caller. The suite cannot name the caller its objects were allocated
+ * for: zsp_shrink() shrinks every copy (ZSP_KMALLOC_COPY_START..END).
  */
-#ifdef RANDOM_KMALLOC_CACHES_NR
+#if defined(KMALLOC_PARTITION_CACHES_NR)
+#define zsp_kmalloc_type(gfp)	kmalloc_type(gfp, __kmalloc_token(0))
+#elif defined(RANDOM_KMALLOC_CACHES_NR)
 #define zsp_kmalloc_type(gfp)	kmalloc_type(gfp, 0)
 #else
 #define zsp_kmalloc_type(gfp)	kmalloc_type(gfp)
 #endif
+
+#if defined(CONFIG_KMALLOC_PARTITION_CACHES)
+#define ZSP_KMALLOC_COPIES		1
+#define ZSP_KMALLOC_COPY_START		KMALLOC_PARTITION_START
+#define ZSP_KMALLOC_COPY_END		KMALLOC_PARTITION_END
+#elif defined(CONFIG_RANDOM_KMALLOC_CACHES)
+#define ZSP_KMALLOC_COPIES		1
+#define ZSP_KMALLOC_COPY_START		KMALLOC_RANDOM_START
+#define ZSP_KMALLOC_COPY_END		KMALLOC_RANDOM_END
+#endif
+
+/*
+ * kmem_cache_alloc_bulk(): all @nr objects or none. It returned their
+ * number (@nr or 0) up to 6.x and returns a bool since; the cases count.
+ */
+static inline int zsp_alloc_bulk(struct kmem_cache *s, gfp_t gfp, int nr, void **p)
+{
+	return kmem_cache_alloc_bulk(s, gfp, nr, p) ? nr : 0;
+}
 
 /*
  * The flags of a cache of the suite's own (own_cache() in
@@ -71,13 +95,37 @@ static inline slab_flags_t zsp_own_cache_flags(slab_flags_t flags, unsigned int 
  * Wait for every kvfree_rcu() queued so far. 6.1 queues the batches on
  * system_wq, which zsp_drain_deferred_frees() flushes; 6.12 has
  * kvfree_rcu_barrier() for that, and 6.12.y queues them on a workqueue of
- * RCU's own, which no module can flush. Kbuild tells which (the header
- * declares it or not).
+ * RCU's own, which no module can flush. Kbuild tells which (whether the
+ * tree exports it: 7.3 declares it in slab.h but no longer exports it,
+ * and the suite's drain_rcu_frees() then waits for the batches to come
+ * back, as on 6.12.y without it).
  */
 #ifdef ZSP_HAVE_KVFREE_RCU_BARRIER
 #define zsp_kvfree_rcu_barrier()	kvfree_rcu_barrier()
 #else
 #define zsp_kvfree_rcu_barrier()	do { } while (0)
+#endif
+
+/*
+ * Sheaves (6.18+): kmem_cache_free_bulk() on a cache with per-CPU
+ * sheaves frees through free_to_pcs_bulk(), on any other cache (and on
+ * every cache before) through build_detached_freelist(). Which one a
+ * cache has is in struct kmem_cache, mm/slab.h (as lib/tests/slub_kunit.c
+ * reads it; Kbuild puts the tree's top on the include path).
+ * SLAB_NO_SHEAVES in slab.h marks the kernels that have them, but
+ * kmem_cache_create() refuses it (internal to the bootstrap caches); a
+ * SLAB_NOLEAKTRACE cache has none either (calculate_sheaf_capacity()).
+ */
+#ifdef SLAB_NO_SHEAVES
+#include "mm/slab.h"
+#define ZSP_HAVE_SHEAVES		1
+#define ZSP_NO_SHEAVES			SLAB_NOLEAKTRACE
+static inline bool zsp_cache_has_sheaves(struct kmem_cache *s)
+{
+	return cache_has_sheaves(s);
+}
+#else
+#define ZSP_NO_SHEAVES			0
 #endif
 
 #endif /* ZSP_COMPAT_H */

@@ -52,7 +52,7 @@ void zsp_flush_quarantine(void)
 #endif
 }
 
-#ifdef CONFIG_RANDOM_KMALLOC_CACHES
+#ifdef ZSP_KMALLOC_COPIES
 /*
  * @s one copy of a normal kmalloc cache (see zsp_kmalloc_type()): shrink
  * the other copies of its size, one of which holds the objects.
@@ -62,12 +62,12 @@ static void shrink_kmalloc_copies(struct kmem_cache *s)
 	int type, i;
 
 	for (i = 0; i <= KMALLOC_SHIFT_HIGH; i++)
-		for (type = KMALLOC_RANDOM_START; type <= KMALLOC_RANDOM_END; type++)
+		for (type = ZSP_KMALLOC_COPY_START; type <= ZSP_KMALLOC_COPY_END; type++)
 			if (s && kmalloc_caches[type][i] == s)
 				goto found;
 	return;
 found:
-	for (type = KMALLOC_RANDOM_START; type <= KMALLOC_RANDOM_END; type++)
+	for (type = ZSP_KMALLOC_COPY_START; type <= ZSP_KMALLOC_COPY_END; type++)
 		if (kmalloc_caches[type][i] && kmalloc_caches[type][i] != s)
 			kmem_cache_shrink(kmalloc_caches[type][i]);
 }
@@ -78,7 +78,7 @@ void zsp_shrink(struct kmem_cache *s)
 {
 	if (s)
 		kmem_cache_shrink(s);
-#ifdef CONFIG_RANDOM_KMALLOC_CACHES
+#ifdef ZSP_KMALLOC_COPIES
 	shrink_kmalloc_copies(s);
 #endif
 	zsp_flush_quarantine();
