@@ -67,6 +67,29 @@ class CoverTest(unittest.TestCase):
 		self.write_cover('Subject: [PATCH 6.1.y 0/3] x\n\n' + cover.shortlog(paths) + '\n')
 		self.assertIn('0/2', cover.check_current(self.dir))
 
+	def test_stable_tag_is_the_kernel_but_for_mainline(self) -> None:
+		self.assertEqual(cover.stable_tag('6.1'), '6.1.y')
+		self.assertEqual(cover.stable_tag('6.12'), '6.12.y')
+		self.assertEqual(cover.stable_tag(cover.MAINLINE), '')
+
+	def test_prefix_carries_the_kernels_tag(self) -> None:
+		text = PATCH.format(n='02').replace('/2]', '/10]')
+		self.assertEqual(cover.check_prefix(text, '6.1', 2, 10), '')
+		self.assertIn('does not say 3/10', cover.check_prefix(text, '6.1', 3, 10))
+		self.assertIn('wants [PATCH 6.12.y 2/10]', cover.check_prefix(text, '6.12', 2, 10))
+		self.assertIn('no .y tag', cover.check_prefix(text, cover.MAINLINE, 2, 10))
+		mainline = 'Subject: [PATCH v2 1/9] mm/slab: x\n'
+		self.assertEqual(cover.check_prefix(mainline, cover.MAINLINE, 1, 9), '')
+		self.assertIn('tagged for mainline; 6.12 wants [PATCH 6.12.y 1/9]',
+			      cover.check_prefix(mainline, '6.12', 1, 9))
+		self.assertIn('no [PATCH', cover.check_prefix('Subject: mm: x\n', '6.1', 1, 1))
+
+	def test_cover_letter_subject_tag_is_checked_for_the_kernel(self) -> None:
+		paths = [os.path.join(self.dir, f'000{n}-x.patch') for n in (1, 2)]
+		self.write_cover('Subject: [PATCH 6.1.y 0/2] x\n\n' + cover.shortlog(paths) + '\n')
+		self.assertEqual(cover.check_current(self.dir, '6.1'), '')
+		self.assertIn('6.12 wants [PATCH 6.12.y 0/2]', cover.check_current(self.dir, '6.12'))
+
 
 if __name__ == '__main__':
 	unittest.main()

@@ -32,6 +32,37 @@ AUTHOR = 'Zero-size series <zsp@example.org>'
 STABLE = 'stable@vger.kernel.org'
 # The column order of the summary: the verdicts a reader looks for first.
 STATUSES = ('pass', 'fail', 'crash', 'hang', 'error', 'skip', 'n/a')
+# The kernel whose series is the one for mainline (patches/7.3). Every
+# other kernel's series is a stable backport of it, and its subjects say
+# so: "[PATCH 6.12.y n/N]" (stable_tag()). A constant here for now; a
+# field of axes.Kernel can replace it once 7.3 has a record there.
+MAINLINE = '7.3'
+# A subject's [PATCH ...] prefix: the words before n/N ("6.1.y", "v2",
+# "RFC"), then n, as git format-patch may pad it, and N.
+PREFIX = re.compile(r'^Subject: \[PATCH((?: [^]\s]+)*?) 0*(\d+)/(\d+)\]', re.M)
+
+
+def stable_tag(kernel: str) -> str:
+	"""The tag of @kernel's subjects: '6.12.y' for a stable backport, ''
+	for the mainline series."""
+	return '' if kernel == MAINLINE else f'{kernel}.y'
+
+
+def check_prefix(text: str, kernel: str, n: int, total: int) -> str:
+	"""'' when the Subject: in @text is that of patch @n (0: the cover
+	letter) of @total in @kernel's series, tagged as stable_tag() says;
+	else why not. Other words, such as "v2" or "RFC", may come with it."""
+	m = PREFIX.search(text)
+	if not m:
+		return 'its subject has no [PATCH ... n/N] prefix'
+	if (int(m.group(2)), int(m.group(3))) != (n, total):
+		return f'its subject does not say {n}/{total}'
+	tag = stable_tag(kernel)
+	tags = [w for w in m.group(1).split() if w.endswith('.y')]
+	if tags != ([tag] if tag else []):
+		want = f'[PATCH {tag} {n}/{total}]' if tag else 'no .y tag (the mainline series)'
+		return f'its subject is tagged {" ".join(tags) or "for mainline"}; {kernel} wants {want}'
+	return ''
 
 
 def subject(path: str) -> str:
@@ -114,8 +145,11 @@ def render(patches: str, run: str, vanilla: str, patched: str, base: str,
 				 f'blank line, and hold an {RESULTS_MARK} line')
 	paths = series.files(patches)
 	title = m.group(1)
+	why = check_prefix(template, kernel, 0, len(paths))
+	if why:
+		raise CoverError(f'{patches}/{TEMPLATE}: {why}')
 	# A stable series ("[PATCH 6.1.y 0/10]") goes to stable@ first.
-	to, cc = recipients(vanilla, paths, '.y ' in title)
+	to, cc = recipients(vanilla, paths, bool(stable_tag(kernel)))
 	rows = [r for r in load_rows(os.path.join(run, 'results.json')) if r['kernel'] == kernel]
 	if not rows:
 		raise CoverError(f'{run} has no cells of kernel {kernel}; give RUN= a run of '
@@ -156,8 +190,9 @@ def main(s: Settings, run: str) -> int:
 	return 0
 
 
-def check_current(patches: str) -> str:
-	"""'' when the cover letter names the series' patches in order."""
+def check_current(patches: str, kernel: str = '') -> str:
+	"""'' when the cover letter names the series' patches in order, and
+	its subject is tagged as @kernel's series should be (if given)."""
 	path = os.path.join(patches, OUTPUT)
 	if not os.path.exists(path):
 		return f'{path} is missing; run make cover-letter'
@@ -166,6 +201,8 @@ def check_current(patches: str) -> str:
 	paths = series.files(patches)
 	if shortlog(paths) not in text:
 		return 'its shortlog is not the series\'; run make cover-letter'
+	if kernel:
+		return check_prefix(text, kernel, 0, len(paths))
 	if not re.search(rf'^Subject: \[PATCH [^]]*\b0/{len(paths)}\]', text, re.M):
 		return f'its subject does not say 0/{len(paths)}'
 	return ''

@@ -8,11 +8,13 @@ that, and caches the result by the series' content); every patch has a
 subject with a subsystem prefix and a Signed-off-by, and passes the
 tree's checkpatch.pl --strict without errors, warnings or checks, and
 names upstream commits (Fixes: and "commit <id> ("<subject>")") by an id
-and subject that matrix/upstream-commits.txt records; the cover letter
-names the series as it is (make cover-letter). Each check reports
-through check.py's done(name, why), why '' when it passed. (Not
-series.py, the series file's parser, nor commits.series_check, make
-series-check's run of every prefix.)
+and subject that matrix/upstream-commits.txt records; its subject, and
+the cover letter's, says n/N with the kernel's stable tag, "[PATCH
+6.12.y n/N]", unless the series is mainline's (cover.check_prefix());
+the cover letter names the series as it is (make cover-letter). Each
+check reports through check.py's done(name, why), why '' when it
+passed. (Not series.py, the series file's parser, nor
+commits.series_check, make series-check's run of every prefix.)
 """
 
 import dataclasses
@@ -114,7 +116,10 @@ def check_series(s: Settings, done: Callable[[str, str], None]) -> None:
 			done(f'{where}/series applies with git am to pristine {vanilla.kernelversion()}', '')
 		except KernelError as e:
 			done(f'{where}/series', str(e) or 'does not apply')
-	for path in series.files(s.patches):
+	paths = series.files(s.patches)
+	for n, path in enumerate(paths, 1):
 		name = os.path.join(where, series.name(s.patches, path))
-		done(name, check_patch(path, name, src))
-	done(f'{where}/{cover.OUTPUT} names the series', cover.check_current(s.patches))
+		with open(path) as f:
+			prefix = cover.check_prefix(f.read(), s.kernel, n, len(paths))
+		done(name, check_patch(path, name, src) or prefix)
+	done(f'{where}/{cover.OUTPUT} names the series', cover.check_current(s.patches, s.kernel))
