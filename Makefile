@@ -140,7 +140,7 @@ help:
 	@echo 'The harness: python3 -m zsp -h (PYTHONPATH=matrix), its knobs as flags with help.'
 
 deps:
-	@matrix/deps.sh
+	@ZSP_CACHE=$(abspath $(CACHE)) matrix/deps.sh
 
 matrix: ALLOC = all
 matrix: run
@@ -188,7 +188,7 @@ check: deps
 	@$(ZSP) check --kernels "$(or $(KERNEL),all)" $(ZSP_FLAGS)
 
 profile-configs:
-	@matrix/deps.sh $$($(ZSP) internal axes config-package)
+	@ZSP_CACHE=$(abspath $(CACHE)) matrix/deps.sh $$($(ZSP) internal axes config-package)
 	@$(ZSP) profile-configs $(ZSP_FLAGS)
 
 # The lists and counts in README.md and docs/ that the source decides.

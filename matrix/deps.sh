@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # deps.sh [PACKAGE...]: make sure the Debian packages the pipeline needs
 # (and any PACKAGE given) are installed. As root, install what is
-# missing; otherwise print the exact command.
+# missing; otherwise print the exact command. Then fetch the kernel
+# sources of other Debian suites into the cache (ZSP_CACHE; default:
+# zsp's), as any user.
 set -euo pipefail
 
 # The harness (lib.sh included) is Python: that one comes first.
@@ -30,11 +32,36 @@ missing_packages() {
 	done
 }
 
+# fetch_suites: the source of each kernel whose Debian suite the
+# machine's apt sources do not name (axes.Kernel.suite), downloaded into
+# the cache by fetch-backports.sh unless it is there already.
+fetch_suites() {
+	local k suite tarball
+	: "${ZSP_CACHE:=$(zsp internal axes cache)}"
+	for k in $(zsp internal axes kernels); do
+		suite=$(zsp internal axes suite --kernel "$k")
+		[ -n "$suite" ] || continue
+		tarball=$(zsp internal axes tarball --kernel "$k" --cache "$ZSP_CACHE")
+		[ -r "$tarball" ] && continue
+		log "fetching $(zsp internal axes package --kernel "$k") from $suite into $ZSP_CACHE"
+		ZSP_CACHE=$ZSP_CACHE ZSP_SUITE=$suite "$(dirname "$0")/fetch-backports.sh" \
+			"$(zsp internal axes package --kernel "$k")" >/dev/null
+	done
+}
+
 main() {
 	local missing
 	command -v dpkg-query >/dev/null || die "dpkg-query not found: this needs Debian 12 (or a derivative)"
 	missing=$(missing_packages)
-	[ -z "$missing" ] && return 0
+	if [ -n "$missing" ]; then
+		install_packages "$missing"
+	fi
+	fetch_suites
+}
+
+# install_packages LIST: as root, apt-get install LIST; otherwise the line.
+install_packages() {
+	local missing=$1
 	if [ "$(id -u)" -ne 0 ]; then
 		die "missing packages; run: sudo apt-get install -y ${missing% }"
 	fi

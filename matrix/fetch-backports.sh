@@ -4,9 +4,9 @@
 # cache, without touching the machine's apt configuration, and unpack
 # each with dpkg-deb -x into $ZSP_CACHE/debs/PACKAGE/.
 #
-# It is for the 7.3 kernel of the matrix (issue 30), whose source Debian
-# ships only in trixie-backports, a suite the machine's bookworm sources
-# do not name. Not wired into the Makefile yet.
+# It is for the kernels whose source Debian ships only in a suite the
+# machine's bookworm sources do not name (axes.Kernel.suite: 7.3 in
+# trixie-backports); deps.sh (make deps) calls it.
 #
 # A private apt configuration lives in $ZSP_CACHE/apt: its own deb822
 # source list, lists and archives directories. The archive URI and its
@@ -14,19 +14,18 @@
 # debian.sources (the first stanza naming a bookworm suite); no host is
 # written here. Run as any user that can write the cache.
 #
-# Environment: ZSP_CACHE (default: ./cache), ZSP_SUITE (default:
-# trixie-backports), ZSP_APT_SOURCES (default:
-# /etc/apt/sources.list.d/debian.sources).
+# Environment: ZSP_CACHE and ZSP_SUITE (both required), ZSP_APT_SOURCES
+# (default: /etc/apt/sources.list.d/debian.sources).
 set -euo pipefail
-
-ZSP_CACHE=${ZSP_CACHE:-cache}
-ZSP_SUITE=${ZSP_SUITE:-trixie-backports}
-ZSP_APT_SOURCES=${ZSP_APT_SOURCES:-/etc/apt/sources.list.d/debian.sources}
 
 die() {
 	printf 'error: %s\n' "$*" >&2
 	exit 1
 }
+
+[ -n "${ZSP_CACHE:-}" ] || die "ZSP_CACHE is not set; run this through make deps"
+[ -n "${ZSP_SUITE:-}" ] || die "ZSP_SUITE is not set; run this through make deps"
+ZSP_APT_SOURCES=${ZSP_APT_SOURCES:-/etc/apt/sources.list.d/debian.sources}
 
 # archive_field FIELD: FIELD's value in the first stanza of the machine's
 # deb822 sources whose Suites are the plain distribution (not -security).

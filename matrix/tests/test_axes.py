@@ -142,7 +142,7 @@ class KernelAxisTest(unittest.TestCase):
 		self.assertEqual(axes.kernels(''), [axes.DEFAULT_KERNEL])
 		self.assertEqual(axes.kernels('all'), list(axes.KERNELS))
 		self.assertIn('6.12', axes.kernels('all'))
-		with self.assertRaisesRegex(ValueError, "unknown kernel '6.13'; valid: 6.1 6.12 all"):
+		with self.assertRaisesRegex(ValueError, "unknown kernel '6.13'; valid: 6.1 6.12 7.3 all"):
 			axes.kernels('6.13')
 
 	def test_each_kernel_runs_its_own_allocators_series_and_tarball(self) -> None:
@@ -150,8 +150,11 @@ class KernelAxisTest(unittest.TestCase):
 		s = Settings(cache='/c', root='/r')
 		plan = pipeline.kernel_plan(s, 'all', ['slab', 'slub', 'slob'], False)
 		self.assertEqual([(ks.kernel, allocs) for ks, allocs in plan],
-				 [('6.1', ['slab', 'slub', 'slob']), ('6.12', ['slub'])])
+				 [('6.1', ['slab', 'slub', 'slob']), ('6.12', ['slub']), ('7.3', ['slub'])])
 		k612 = plan[1][0]
+		# A suite the machine's apt sources lack: fetched into the cache.
+		self.assertEqual(plan[2][0].tarball,
+				 '/c/debs/linux-source-7.3/usr/src/linux-source-7.3.tar.xz')
 		self.assertEqual(k612.patches, '/r/patches/6.12')
 		self.assertEqual(k612.tarball, '/usr/src/linux-source-6.12.tar.xz')
 		self.assertEqual(plan[0][0].patches, '/r/patches')
@@ -167,7 +170,8 @@ class KernelAxisTest(unittest.TestCase):
 		from zsp import seriesform
 		s = Settings(cache='/c', root='/r')
 		self.assertEqual([(k.kernel, k.patches) for k in seriesform.series_settings(s, 'all')],
-				 [('6.1', '/r/patches'), ('6.12', '/r/patches/6.12')])
+				 [('6.1', '/r/patches'), ('6.12', '/r/patches/6.12'),
+				  ('7.3', '/r/patches/7.3')])
 		self.assertEqual([k.kernel for k in seriesform.series_settings(s, '6.12')], ['6.12'])
 		own = Settings(cache='/c', root='/r', patches='/tmp/mine')
 		self.assertEqual([k.patches for k in seriesform.series_settings(own, 'all')],

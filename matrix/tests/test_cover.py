@@ -6,7 +6,7 @@ import os
 import tempfile
 import unittest
 
-from zsp import cover
+from zsp import axes, cover
 
 PATCH = '''From 1 Mon Sep 17 00:00:00 2001
 From: Zero-size series <zsp@example.org>
@@ -70,16 +70,16 @@ class CoverTest(unittest.TestCase):
 	def test_stable_tag_is_the_kernel_but_for_mainline(self) -> None:
 		self.assertEqual(cover.stable_tag('6.1'), '6.1.y')
 		self.assertEqual(cover.stable_tag('6.12'), '6.12.y')
-		self.assertEqual(cover.stable_tag(cover.MAINLINE), '')
+		self.assertEqual(cover.stable_tag(axes.MAINLINE_KERNEL), '')
 
 	def test_prefix_carries_the_kernels_tag(self) -> None:
 		text = PATCH.format(n='02').replace('/2]', '/10]')
 		self.assertEqual(cover.check_prefix(text, '6.1', 2, 10), '')
 		self.assertIn('does not say 3/10', cover.check_prefix(text, '6.1', 3, 10))
 		self.assertIn('wants [PATCH 6.12.y 2/10]', cover.check_prefix(text, '6.12', 2, 10))
-		self.assertIn('no .y tag', cover.check_prefix(text, cover.MAINLINE, 2, 10))
+		self.assertIn('no .y tag', cover.check_prefix(text, axes.MAINLINE_KERNEL, 2, 10))
 		mainline = 'Subject: [PATCH v2 1/9] mm/slab: x\n'
-		self.assertEqual(cover.check_prefix(mainline, cover.MAINLINE, 1, 9), '')
+		self.assertEqual(cover.check_prefix(mainline, axes.MAINLINE_KERNEL, 1, 9), '')
 		self.assertIn('tagged for mainline; 6.12 wants [PATCH 6.12.y 1/9]',
 			      cover.check_prefix(mainline, '6.12', 1, 9))
 		self.assertIn('no [PATCH', cover.check_prefix('Subject: mm: x\n', '6.1', 1, 1))

@@ -139,11 +139,14 @@ class FakeQemu(unittest.TestCase):
 	def test_profile_slowdown_stretches_the_guests_detectors(self) -> None:
 		"""The debug guest's lockup and stall detectors stretch with its
 		limits, after the harness's values so that they win; tiny's
-		command line is the harness's alone."""
+		command line is the harness's and the kernel's alone, the
+		kernel's parameter under its name there."""
 		g = qemu.Guest.of('debug')
-		self.assertEqual(g.append, 'kasan_multi_shot watchdog_thresh=10 '
-				 'rcupdate.rcu_cpu_stall_timeout=20')
-		self.assertEqual(qemu.Guest.of('tiny').append, '')
+		self.assertEqual(g.append, 'rcutree.rcu_min_cached_objs=0 kasan_multi_shot '
+				 'watchdog_thresh=10 rcupdate.rcu_cpu_stall_timeout=20')
+		self.assertEqual(qemu.Guest.of('tiny').append, 'rcutree.rcu_min_cached_objs=0')
+		self.assertEqual(qemu.Guest.of('tiny', '7.3').append,
+				 'slab_common.rcu_min_cached_objs=0')
 
 	def test_no_output_at_all_is_a_hang(self) -> None:
 		r = self.run_boot([], end='hang', silence=1)

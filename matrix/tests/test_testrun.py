@@ -8,6 +8,7 @@ import os
 import shlex
 import tempfile
 import unittest
+from typing import Any, List
 from unittest import mock
 
 from zsp import testrun
@@ -91,6 +92,17 @@ class CountTest(unittest.TestCase):
 				stages.matrix()
 		self.assertTrue(calls)
 		self.assertEqual(calls[0], want)
+
+	def test_matrix_runs_its_kernels_unless_one_is_given(self) -> None:
+		calls: List[Any] = []
+		with tempfile.TemporaryDirectory() as d, \
+		     mock.patch.object(testrun.pipeline, 'run', side_effect=lambda _s, a: calls.append(a)), \
+		     contextlib.redirect_stderr(io.StringIO()):
+			req = testrun.TestRequest(results=d)
+			testrun.Stages(Settings(cache=d), req).matrix()
+			testrun.Stages(Settings(cache=d, kernel='6.12'), req).matrix()
+		self.assertEqual([c.kernels for c in calls], [' '.join(testrun.KERNELS), ''])
+		self.assertIn('7.3', testrun.KERNELS)
 
 	def test_faults_get_the_runs_settings(self) -> None:
 		seen = []

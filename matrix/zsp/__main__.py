@@ -291,8 +291,12 @@ def cmd_axes(args: argparse.Namespace) -> int:
 		  'trees': axes.TREES,
 		  'kernels': tuple(axes.KERNELS), 'profiles': tuple(axes.PROFILES),
 		  'callsites-profiles': tuple(p.name for p in axes.PROFILES.values() if p.callsites),
-		  'tarball': (k.tarball,), 'config-package': (k.config_package,),
-		  'packages': tuple(dict.fromkeys(k.package for k in axes.KERNELS.values()))}
+		  'tarball': (k.source_tarball(os.path.abspath(args.cache)),),
+		  'config-package': (k.config_package,), 'package': (k.package,),
+		  'suite': (k.suite,) if k.suite else (), 'cache': (os.path.abspath(args.cache),),
+		  # What apt-get installs (deps.sh); a suite's are fetched.
+		  'packages': tuple(dict.fromkeys(k.package for k in axes.KERNELS.values()
+						  if not k.suite))}
 	print(' '.join(values[args.what]))
 	return 0
 
@@ -300,9 +304,12 @@ def cmd_axes(args: argparse.Namespace) -> int:
 def add_axes(c: Commands) -> None:
 	sp = c.add('axes', cmd_axes, "print one of the matrix's axes (for the Makefile and scripts)")
 	sp.add_argument('what', choices=['allocators', 'all-allocators', 'trees', 'kernels', 'profiles',
-					 'callsites-profiles', 'tarball', 'config-package', 'packages'])
+					 'callsites-profiles', 'tarball', 'config-package', 'package',
+					 'suite', 'packages', 'cache'])
 	sp.add_argument('--kernel', default=axes.DEFAULT_KERNEL, choices=list(axes.KERNELS),
-			help='the kernel whose allocators or tarball to print')
+			help='the kernel whose allocators, tarball, package or suite to print')
+	sp.add_argument('--cache', default=settings.DEFAULT_CACHE,
+			help='the cache a fetched tarball is in (default: %(default)s)')
 
 
 def cmd_series(args: argparse.Namespace) -> int:

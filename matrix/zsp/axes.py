@@ -30,6 +30,21 @@ class Kernel:
 	# the release and commit that removed each: the table shows their
 	# columns as removed (no cell, never a pass).
 	removed: Tuple[Tuple[str, str], ...] = ()
+	# The Debian suite the packages come from when the machine's own apt
+	# sources do not name it ('': they do, make deps installs them):
+	# matrix/fetch-backports.sh downloads them through a private apt
+	# configuration in the cache, and tarball is then under
+	# CACHE/debs/PACKAGE/ (source_tarball()).
+	suite: str = ''
+	# The guest's command line for this kernel, after the harness's own
+	# (qemu.APPEND): a parameter whose name moved between releases.
+	append: str = ''
+
+	def source_tarball(self, cache: str) -> str:
+		"""The tarball, installed or fetched into @cache."""
+		if not self.suite:
+			return self.tarball
+		return os.path.join(cache, 'debs', self.package, self.tarball.lstrip('/'))
 
 
 @dataclass(frozen=True)
@@ -53,13 +68,22 @@ class Profile:
 	callsites: bool = False
 
 
+# Keep no spare kvfree_rcu() bulk page, so that kfree_rcu() with an
+# rcu_head always takes the path that writes the head: the suite's RCU
+# cases then test that path, not whichever of the two a page cache
+# refill left them. The parameter belongs to the file that batches
+# kvfree_rcu(): kernel/rcu/tree.c (rcutree.) up to 6.12, mm/slab_common.c
+# (a built-in module_param(): slab_common.) since 6.13.
+RCU_NO_SPARE_PAGE = '{module}.rcu_min_cached_objs=0'
+
 KERNELS: Dict[str, Kernel] = {k.name: k for k in (
 	Kernel(name='6.1', package='linux-source-6.1',
 	       tarball='/usr/src/linux-source-6.1.tar.xz',
 	       allocators=('slab', 'slub', 'slob'),
 	       patches='patches', baseline='baseline-vanilla.txt',
 	       config_package='linux-config-6.1',
-	       debian_config='/usr/src/linux-config-6.1/config.amd64_none_amd64.xz'),
+	       debian_config='/usr/src/linux-config-6.1/config.amd64_none_amd64.xz',
+	       append=RCU_NO_SPARE_PAGE.format(module='rcutree')),
 	# SLUB only. The zero-sized cache, kvfree_call_rcu(), SLUB's bulk
 	# free and the size-0 mempool are broken there as in 6.1: its series
 	# is patches/6.12 (cover-letter.txt says what changed on the way).
@@ -70,7 +94,22 @@ KERNELS: Dict[str, Kernel] = {k.name: k for k in (
 	       config_package='linux-config-6.12',
 	       debian_config='/usr/src/linux-config-6.12/config.amd64_none_amd64.xz',
 	       removed=(('slab', 'removed in 6.8 (16a1d968358a)'),
-			('slob', 'removed in 6.4 (6630e950d532)'))),
+			('slob', 'removed in 6.4 (6630e950d532)')),
+	       append=RCU_NO_SPARE_PAGE.format(module='rcutree')),
+	# Mainline as Debian ships it (trixie-backports), SLUB only: the
+	# series goes here first, 6.12's and 6.1's are its backports. Its
+	# kvfree_rcu() batching moved to mm/slab_common.c, and its module
+	# parameters with it.
+	Kernel(name='7.3', package='linux-source-7.3',
+	       tarball='/usr/src/linux-source-7.3.tar.xz',
+	       allocators=('slub',),
+	       patches='patches/7.3', baseline='baseline-vanilla-7.3.txt',
+	       config_package='linux-config-7.3',
+	       debian_config='/usr/src/linux-config-7.3/config.amd64_none_amd64.xz',
+	       removed=(('slab', 'removed in 6.8 (16a1d968358a)'),
+			('slob', 'removed in 6.4 (6630e950d532)')),
+	       suite='trixie-backports',
+	       append=RCU_NO_SPARE_PAGE.format(module='slab_common')),
 )}
 PROFILES: Dict[str, Profile] = {p.name: p for p in (
 	Profile(name='tiny', fragments=('base.config',),
@@ -98,6 +137,10 @@ PROFILES: Dict[str, Profile] = {p.name: p for p in (
 )}
 TREES = ('vanilla', 'patched')
 DEFAULT_KERNEL = '6.1'
+# The kernel whose series is the one for mainline, sent there first;
+# every other kernel's series is a stable backport of it, and its
+# subjects say so: "[PATCH 6.12.y n/N]" (cover.stable_tag()).
+MAINLINE_KERNEL = '7.3'
 DEFAULT_PROFILE = 'tiny'
 
 

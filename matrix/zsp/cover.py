@@ -32,20 +32,15 @@ AUTHOR = 'Zero-size series <zsp@example.org>'
 STABLE = 'stable@vger.kernel.org'
 # The column order of the summary: the verdicts a reader looks for first.
 STATUSES = ('pass', 'fail', 'crash', 'hang', 'error', 'skip', 'n/a')
-# The kernel whose series is the one for mainline (patches/7.3). Every
-# other kernel's series is a stable backport of it, and its subjects say
-# so: "[PATCH 6.12.y n/N]" (stable_tag()). A constant here for now; a
-# field of axes.Kernel can replace it once 7.3 has a record there.
-MAINLINE = '7.3'
 # A subject's [PATCH ...] prefix: the words before n/N ("6.1.y", "v2",
 # "RFC"), then n, as git format-patch may pad it, and N.
 PREFIX = re.compile(r'^Subject: \[PATCH((?: [^]\s]+)*?) 0*(\d+)/(\d+)\]', re.M)
 
 
 def stable_tag(kernel: str) -> str:
-	"""The tag of @kernel's subjects: '6.12.y' for a stable backport, ''
-	for the mainline series."""
-	return '' if kernel == MAINLINE else f'{kernel}.y'
+	"""The tag of @kernel's subjects: '6.12.y' for a stable backport of
+	the mainline series (axes.MAINLINE_KERNEL's), '' for that one."""
+	return '' if kernel == axes.MAINLINE_KERNEL else f'{kernel}.y'
 
 
 def check_prefix(text: str, kernel: str, n: int, total: int) -> str:

@@ -225,18 +225,26 @@ DEPS = os.path.join(axes.MATRIX, 'deps.sh')
 
 def packages() -> List[str]:
 	"""The Debian packages make deps installs: the kernels' source
-	packages (axes.py) and deps.sh's own list."""
+	packages (axes.py; a suite's are fetched: fetched()) and deps.sh's
+	own list."""
 	with open(DEPS) as f:
 		m = re.search(r'^PACKAGES="\$\(zsp internal axes packages\) (.*?) \$\*"$', f.read(),
 			      re.M | re.S)
 	if not m:
 		raise DocsError(f'{rel(DEPS)}: no PACKAGES="$(zsp internal axes packages) ... $*" line')
-	kernels = dict.fromkeys(k.package for k in axes.KERNELS.values())
+	kernels = dict.fromkeys(k.package for k in axes.KERNELS.values() if not k.suite)
 	return list(kernels) + m.group(1).split()
 
 
 def gen_packages(_: str) -> str:
-	return '```\n' + textwrap.fill(' '.join(packages()), 76, break_on_hyphens=False) + '\n```'
+	fetched = [f'`{k.package}` ({k.suite}, for kernel {k.name})'
+		   for k in axes.KERNELS.values() if k.suite]
+	text = '```\n' + textwrap.fill(' '.join(packages()), 76, break_on_hyphens=False) + '\n```'
+	if fetched:
+		text += ('\n\nand fetches into the cache, through a private apt configuration '
+			 "there (`matrix/fetch-backports.sh`; the machine's apt sources are read, "
+			 'never changed): ' + ', '.join(fetched) + '.')
+	return text
 
 
 GENERATORS: Dict[str, Callable[[str], str]] = {

@@ -134,8 +134,10 @@ class Tree:
 		if os.path.exists(os.path.join(self.src, '.zsp-unpacked')):
 			return
 		if not os.access(self.s.tarball, os.R_OK):
-			package = axes.KERNELS[self.s.kernel].package
-			raise TreeError(f'{self.s.tarball} is missing; install it: apt-get install {package}')
+			k = axes.KERNELS[self.s.kernel]
+			how = (f'make deps CACHE={self.s.cache} fetches {k.package} ({k.suite})'
+			       if k.suite else f'install it: apt-get install {k.package}')
+			raise TreeError(f'{self.s.tarball} is missing; {how}')
 		log(f'unpack {self.s.tarball} -> {self.src}')
 		tmp = self.src + '.tmp'
 		shutil.rmtree(self.src, ignore_errors=True)

@@ -85,11 +85,12 @@ class Guest:
 	slowdown: float = 1.0
 
 	@staticmethod
-	def of(profile: str, config: Optional['QemuConfig'] = None) -> 'Guest':
-		"""A profile's guest, checked against the arch's vCPUs: QEMU would
-		refuse a node split it cannot make, on every boot."""
+	def of(profile: str, kernel: str = axes.DEFAULT_KERNEL,
+	       config: Optional['QemuConfig'] = None) -> 'Guest':
+		"""A profile's guest on @kernel, checked against the arch's vCPUs:
+		QEMU would refuse a node split it cannot make, on every boot."""
 		p = axes.PROFILES[profile]
-		append = ' '.join(a for a in (p.append, detectors(p.slowdown),
+		append = ' '.join(a for a in (axes.KERNELS[kernel].append, p.append, detectors(p.slowdown),
 					      callsites.boot_append() if p.callsites else '') if a)
 		g = Guest(p.memory, p.numa_nodes, append, p.slowdown)
 		arch = config or X86_64
@@ -183,17 +184,14 @@ def parse_mib(size: str) -> int:
 # console=ttyS0: the harness reads the serial line. panic=-1 with
 # -no-reboot ends QEMU at a panic. watchdog_thresh=5 reports a case spinning
 # with preemption off within ~10 s. i8042.noaux skips a slow PS/2 probe.
-# rcutree.rcu_min_cached_objs=0 keeps no spare kvfree_rcu() bulk page, so
-# that kfree_rcu() with an rcu_head always takes the path that writes the
-# head: the suite's RCU cases then test that path, not whichever of the
-# two a page cache refill left them. rcu_cpu_stall_timeout=10: a CPU that
+# rcu_cpu_stall_timeout=10: a CPU that
 # spins with interrupts off (SLOB's list walk under slob_lock) never shows a
 # soft lockup; the other CPU reports the RCU stall within ~10 s, unless it
 # spins on the same lock, when only the silence timeout ends the boot.
 WATCHDOG_THRESH = 5
 RCU_STALL_S = 10
 APPEND = (f'console={X86_64.console} panic=-1 watchdog_thresh={WATCHDOG_THRESH} i8042.noaux '
-	  f'rcutree.rcu_min_cached_objs=0 rcupdate.rcu_cpu_stall_timeout={RCU_STALL_S}')
+	  f'rcupdate.rcu_cpu_stall_timeout={RCU_STALL_S} printk.devkmsg=on')
 
 
 def detectors(slowdown: float) -> str:

@@ -140,7 +140,7 @@ class Cell:
 		stem = os.path.join(req.out, f'boot-{n}')
 		make_initrd(req.initrd, req.gen_init_cpio, modules, skip, stem + '.cpio')
 		r = qemu.boot(req.kernel, stem + '.cpio', stem + '.log',
-			      req.timeout, req.silence, guest=qemu.Guest.of(req.profile))
+			      req.timeout, req.silence, guest=qemu.Guest.of(req.profile, req.kernel_version))
 		os.unlink(stem + '.cpio')
 		with open(stem + '.log', errors='replace') as f:
 			sc = console.scan(f.read().splitlines())
@@ -183,7 +183,7 @@ class Cell:
 def cache_key(req: BootRequest) -> str:
 	"""The hash of every input of the cell's boots (cache.key)."""
 	return cache.key(req.kernel, req.initrd, req.kunit_tool, ' '.join(req.modules),
-			 req.timeout, req.silence, qemu.Guest.of(req.profile),
+			 req.timeout, req.silence, qemu.Guest.of(req.profile, req.kernel_version),
 			 req.distinct_fault, ','.join(sorted(req.only)))
 
 

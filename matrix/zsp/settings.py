@@ -42,7 +42,7 @@ class Settings:
 		k = axes.KERNELS[self.kernel]
 		self.patches = self.patches or os.path.join(self.root, k.patches)
 		self.configs = self.configs or os.path.join(self.root, 'configs')
-		self.tarball = self.tarball or k.tarball
+		self.tarball = self.tarball or k.source_tarball(self.cache)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
