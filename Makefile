@@ -97,7 +97,7 @@ $(error '$(MAKECMDGOALS)' would touch the host kernel; the modules run only in Q
 endif
 
 .PHONY: help deps matrix run test check docs selftest callsites bisect series-check mutants bench clean \
-	distclean profile-configs cover-letter merge export
+	distclean profile-configs cover-letter send merge export
 
 help:
 	@echo 'make matrix              build, boot and test all allocators, vanilla and patched'
@@ -106,9 +106,10 @@ help:
 	@echo 'make profile-configs     configs/{distro,debug,leak}*.config (distro: Debian'"'"'s config, its'
 	@echo '                         package in the kernel'"'"'s record, zsp/axes.py: Kernel.config_package)'
 	@echo 'make check [KERNEL=..]  shellcheck, mypy --strict, docs current; each series (KERNEL=: one): checkpatch --strict, git am,'
-	@echo '                         sign-off, Fixes: lines, the cover letter current'
+	@echo '                         sign-off, Fixes: lines, the cover letter current, a git send-email dry run'
 	@echo 'make cover-letter [RUN=results/RUN] [KERNEL=6.12]  PATCHES/0000-cover-letter.patch: PATCHES/cover-letter.txt'
 	@echo '                         + recipients (get_maintainer.pl), RUN'"'"'s results (default: latest)'
+	@echo 'make send [KERNEL=7.3]  the series as your git identity (git config) would mail it: git send-email --dry-run, nothing sent'
 	@echo 'make docs                README.md and docs/: rewrite the blocks the source decides'
 	@echo 'make selftest            harness unit tests (no kernel build)'
 	@echo 'make bisect ALLOC=slob [GOOD=patch|base|commit] [BAD=...] [CASE=name] [PATCHES=dir]'
@@ -179,6 +180,10 @@ series-check: deps
 
 mutants: deps
 	@$(ZSP) mutants $(RESULTS)/mutants-$(RUN_ID) $(MUTANT) $(ZSP_FLAGS)
+
+# The series as your git identity would mail it: git send-email --dry-run.
+send: deps
+	@$(ZSP) send $(RESULTS)/send-$(RUN_ID) $(ZSP_FLAGS)
 
 # The series' cover letter, with the results of RUN (default: the latest run).
 cover-letter: deps

@@ -19,10 +19,13 @@ fi
 
 # python3-jsonschema validates make export's kcidb JSON in the self-tests,
 # python3-yaml reads the CI definitions in them;
-# chromium (with a font) renders the run's index.html in them.
+# chromium (with a font) renders the run's index.html in them;
+# git-email (with libmailtools-perl, which it needs) for make send and
+# make check's dry run of each series.
 PACKAGES="$(zsp internal axes packages) qemu-system-x86 gcc make busybox-static jq
 bison flex libelf-dev libssl-dev cpio ccache python3 xz-utils perl git
-util-linux shellcheck mypy python3-jsonschema python3-yaml chromium fonts-liberation $*"
+util-linux shellcheck mypy python3-jsonschema python3-yaml chromium fonts-liberation
+git-email libmailtools-perl $*"
 
 missing_packages() {
 	local p

@@ -17,7 +17,7 @@ import sys
 from typing import Callable, List, Optional, Sequence
 
 from . import (axes, baseline, bench, callsites, check, commits, cover, docs, export, lock,
-	       merge, mutants, pipeline, profiles, qemu, runner, series, series_table, settings,
+	       merge, mutants, pipeline, profiles, qemu, runner, send, series, series_table, settings,
 	       table, testrun)
 from .errors import ZspError
 from .kernel import CellBuild, Tree
@@ -182,6 +182,17 @@ def add_cover_letter(c: Commands) -> None:
 	settings.add_arguments(sp)
 
 
+def cmd_send(args: argparse.Namespace) -> int:
+	return send.main(settings.from_args(args), args.out)
+
+
+def add_send(c: Commands) -> None:
+	sp = c.add('send', cmd_send, 'the series as your git identity would mail it: '
+		   'git send-email --dry-run, nothing sent')
+	sp.add_argument('out', help='where the prepared messages and the log go (results/send-RUN)')
+	settings.add_arguments(sp)
+
+
 def cmd_bisect(args: argparse.Namespace) -> int:
 	return commits.bisect(settings.from_args(args), bisect_request(args))
 
@@ -278,7 +289,7 @@ def add_docs(c: Commands) -> None:
 
 
 USER_COMMANDS: Sequence[Callable[[Commands], None]] = (
-	add_run, add_test, add_profile_configs, add_check, add_docs, add_cover_letter,
+	add_run, add_test, add_profile_configs, add_check, add_docs, add_cover_letter, add_send,
 	add_bisect, add_callsites, add_series_check, add_merge, add_export, add_mutants,
 	add_baseline)
 

@@ -23,7 +23,7 @@ import re
 import subprocess
 from typing import Callable, List, Tuple
 
-from . import axes, cover, lock, series
+from . import axes, cover, lock, send, series
 from .errors import KernelError
 from .kernel import Tree, first_error
 from .settings import Settings
@@ -123,3 +123,4 @@ def check_series(s: Settings, done: Callable[[str, str], None]) -> None:
 			prefix = cover.check_prefix(f.read(), s.kernel, n, len(paths))
 		done(name, check_patch(path, name, src) or prefix)
 	done(f'{where}/{cover.OUTPUT} names the series', cover.check_current(s.patches, s.kernel))
+	send.series_check(src, s.patches, s.kernel, where, done)
