@@ -13,7 +13,7 @@ from unittest import mock
 from zsp import axes, console, kernel, profiles, qemu, table, verdict
 from zsp.kernel import CellBuild
 from zsp.settings import Settings
-from zsp.errors import ConfigError
+from zsp.errors import BuildError, ConfigError
 
 
 def write(path: str, text: str) -> str:
@@ -237,6 +237,24 @@ class KmemleakTest(unittest.TestCase):
 					 ['zero_size_test', 'kmemleak', 'kasan_test'])
 			write(os.path.join(build.obj, '.config'), '# CONFIG_DEBUG_KMEMLEAK is not set\n')
 			self.assertNotIn('kmemleak', build.default_modules())
+
+
+	def test_upstream_tests_where_each_kernel_puts_them(self) -> None:
+		"""7.x builds slub_kunit in lib/tests/: it runs from there; a config
+		that builds it as a module nowhere known is an error, never a
+		module that silently does not run."""
+		with tempfile.TemporaryDirectory() as d:
+			build = CellBuild(Settings(cache=d, kernel='7.3'), 'patched', 'slub', 'tiny')
+			os.makedirs(os.path.join(build.obj, 'lib', 'tests'))
+			write(os.path.join(build.obj, '.config'), 'CONFIG_SLUB_KUNIT_TEST=m\n')
+			write(os.path.join(build.obj, 'lib', 'tests', 'slub_kunit.ko'), '')
+			self.assertEqual(build.default_modules()[:2], ['slub_kunit', 'zero_size_test'])
+			os.unlink(os.path.join(build.obj, 'lib', 'tests', 'slub_kunit.ko'))
+			with self.assertRaisesRegex(BuildError, 'CONFIG_SLUB_KUNIT_TEST=m built no '
+						    'module at lib/slub_kunit.ko or lib/tests/slub_kunit.ko'):
+				build.default_modules()
+			write(os.path.join(build.obj, '.config'), '# CONFIG_SLUB_KUNIT_TEST is not set\n')
+			self.assertEqual(build.default_modules(), ['zero_size_test'])
 
 
 class NotAvailableTest(unittest.TestCase):

@@ -386,11 +386,12 @@ class CellTest(ConsoleCase):
 		any other skip stays a skip (a failure in the patched tree)."""
 		with open(os.path.join(DATA, 'real-kasan-test.console')) as f:
 			text = f.read()
-		text = text.replace('    1..2\n', '    1..4\n').replace(
+		text = text.replace('    1..2\n', '    1..5\n').replace(
 			'    not ok 2 kasan_global_oob_right\n',
 			'    not ok 2 kasan_global_oob_right\n'
 			'    ok 3 kmalloc_uaf3 # SKIP Test requires CONFIG_KASAN_GENERIC=n\n'
-			'    ok 4 kmalloc_uaf2 # SKIP no reason of that kind\n')
+			'    ok 4 kmalloc_uaf2 # SKIP no reason of that kind\n'
+			'    ok 5 kmalloc_perf # SKIP Failed to enable perf event, skipping\n')
 		path = os.path.join(self.tmp, 'na.console')
 		with open(path, 'w') as f:
 			f.write(text)
@@ -398,6 +399,9 @@ class CellTest(ConsoleCase):
 		self.assertEqual(rows['kasan.kmalloc_uaf3'],
 				 ('n/a', 'needs CONFIG_KASAN_GENERIC=n: not this kernel'))
 		self.assertEqual(rows['kasan.kmalloc_uaf2'][0], 'skip')
+		# slub_kunit's perf case on a guest without a PMU (QEMU TCG).
+		self.assertEqual(rows['kasan.kmalloc_perf'],
+				 ('n/a', 'needs a CPU cycle counter: QEMU TCG emulates no PMU'))
 		self.assertEqual(rows['kasan.kmalloc_oob_right'], ('pass', ''))
 
 	def test_kasan_report_in_another_module_is_a_splat(self) -> None:

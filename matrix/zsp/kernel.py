@@ -30,6 +30,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from . import axes, callsites, console, qemu, series
@@ -42,8 +43,24 @@ from .settings import Settings
 # before the suite; those that corrupt the heap on purpose (KASAN's and
 # KFENCE's, which also make kmemleak give up) after it and its leak scan.
 # KASAN's last: guest-init turns KFENCE off for it (guest-init says why).
-UPSTREAM_BEFORE = ('lib/test_meminit.ko', 'lib/slub_kunit.ko')
-UPSTREAM_AFTER = ('mm/kfence/kfence_test.ko', 'mm/kasan/kasan_test.ko')
+# Each is the config option that builds it and where kernels put it (7.x
+# moved slub_kunit to lib/tests/): a config that sets the option and
+# builds the module at none of its paths is a build error, never a
+# module that silently does not run.
+@dataclass(frozen=True)
+class Upstream:
+	option: str
+	paths: Tuple[str, ...]
+
+	@property
+	def name(self) -> str:
+		return os.path.basename(self.paths[0])[:-len('.ko')]
+
+
+UPSTREAM_BEFORE = (Upstream('TEST_MEMINIT', ('lib/test_meminit.ko',)),
+		   Upstream('SLUB_KUNIT_TEST', ('lib/slub_kunit.ko', 'lib/tests/slub_kunit.ko')))
+UPSTREAM_AFTER = (Upstream('KFENCE_KUNIT_TEST', ('mm/kfence/kfence_test.ko',)),
+		  Upstream('KASAN_KUNIT_TEST', ('mm/kasan/kasan_test.ko',)))
 UPSTREAM_MODULES = UPSTREAM_BEFORE + UPSTREAM_AFTER
 SUITE_MODULES = ('zero_size_plan.ko', 'zero_size_test.ko', 'zero_size_bench.ko')
 GIT_ID = ['-c', 'user.name=zsp', '-c', 'user.email=zsp@localhost']
@@ -415,14 +432,26 @@ class CellBuild:
 		"""Upstream's test modules this config built, the suite and (a
 		kernel with kmemleak) guest-init's leak report, in UPSTREAM_*'s
 		order; last, the callsites report of a profile that counts them."""
-		def built(mods: Tuple[str, ...]) -> List[str]:
-			return [os.path.basename(m)[:-3] for m in mods
-				if os.path.exists(os.path.join(self.obj, m))]
 		with open(os.path.join(self.obj, '.config')) as f:
-			leak = 'CONFIG_DEBUG_KMEMLEAK=y\n' in f.read()
+			config = f.read()
+		leak = 'CONFIG_DEBUG_KMEMLEAK=y\n' in config
+
+		def built(mods: Tuple[Upstream, ...]) -> List[str]:
+			return [m.name for m in mods if self.upstream_path(m, config)]
 		return (built(UPSTREAM_BEFORE) + ['zero_size_test']
 			+ ([console.KMEMLEAK_MODULE] if leak else []) + built(UPSTREAM_AFTER)
 			+ ([callsites.MODULE] if self.profile.callsites else []))
+
+	def upstream_path(self, m: Upstream, config: str) -> str:
+		"""Where this cell's kbuild put upstream test @m ('': the config
+		does not build it as a module)."""
+		for path in m.paths:
+			if os.path.exists(os.path.join(self.obj, path)):
+				return path
+		if f'CONFIG_{m.option}=m\n' in config:
+			raise BuildError(f'CONFIG_{m.option}=m built no module at {" or ".join(m.paths)}; '
+					 'add where this kernel puts it to kernel.UPSTREAM_*')
+		return ''
 
 	# -- config ------------------------------------------------------------
 
@@ -617,8 +646,11 @@ class CellBuild:
 			f"file /init {os.path.join(self.s.root, 'matrix', 'guest-init')} 0755 0 0"]
 		spec += [f'file /lib/modules/{m} {os.path.join(self.mod, m)} 0644 0 0'
 			 for m in SUITE_MODULES]
-		spec += [f'file /lib/modules/{os.path.basename(m)} {os.path.join(self.obj, m)} 0644 0 0'
-			 for m in UPSTREAM_MODULES if os.path.exists(os.path.join(self.obj, m))]
+		with open(os.path.join(self.obj, '.config')) as f:
+			config = f.read()
+		paths = [p for p in (self.upstream_path(m, config) for m in UPSTREAM_MODULES) if p]
+		spec += [f'file /lib/modules/{os.path.basename(p)} {os.path.join(self.obj, p)} 0644 0 0'
+			 for p in paths]
 		out = self.initramfs
 		with open(out + '.spec', 'w') as f:
 			f.write('\n'.join(spec) + '\n')

@@ -64,7 +64,7 @@ class Outcome(str, enum.Enum):
 # What each status promises, one line each (README's statuses, make docs).
 MEANING = {
 	Status.PASS: 'ran to its ok line, every expectation held, no oops, lockup or splat in its window',
-	Status.NA: "an upstream case that needs a config this kernel does not have; neither pass nor fail",
+	Status.NA: "an upstream case that needs a config this kernel or hardware this guest lacks; neither pass nor fail",
 	Status.SKIP: 'KUnit skipped it; in the patched tree a skip counts as a failure',
 	Status.FAIL: 'an expectation failed, or the kernel printed a splat in its window',
 	Status.ERROR: 'no kernel verdict: no result line, a result twice, or a host or QEMU fault',

@@ -116,9 +116,10 @@ def console_verdict(status: str, detail: str, ev: console.CaseEvents,
 		seen = next((s for s in splats if kasan_sees_the_fault(s, ev)), None)
 		splats = [s for s in splats if s is not seen]
 	if status == 'skip' and ev.needs_config and module != SUITE_MODULE and not splats:
-		# Upstream's case for another kind of kernel: never a pass, and
-		# not a failure of this one (a skip of our own suite still is).
-		status, detail = 'n/a', f'needs {ev.needs_config}: not this kernel'
+		# Upstream's case for another kind of kernel or guest: never a
+		# pass, and not a failure of this one (a skip of our own suite
+		# still is).
+		status, detail = 'n/a', f'needs {ev.needs_config}'
 	if splats and status in ('pass', 'skip', 'fail'):
 		why = 'splat: ' + splats[0].describe()
 		detail = f'{detail}; {why}' if status == 'fail' and detail else why
