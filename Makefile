@@ -97,7 +97,7 @@ $(error '$(MAKECMDGOALS)' would touch the host kernel; the modules run only in Q
 endif
 
 .PHONY: help deps matrix run test check docs selftest callsites bisect series-check mutants bench clean \
-	distclean profile-configs cover-letter send merge export
+	distclean profile-configs cover-letter send merge export callers
 
 help:
 	@echo 'make matrix              build, boot and test all allocators, vanilla and patched'
@@ -115,6 +115,8 @@ help:
 	@echo 'make bisect ALLOC=slob [GOOD=patch|base|commit] [BAD=...] [CASE=name] [PATCHES=dir]'
 	@echo '                         first patch that breaks one allocator'
 	@echo 'make callsites [ALLOC=]  who asks for zero bytes: caller -> count per allocator (patched, distro)'
+	@echo 'make callers [KERNEL=]   who can hit this: calls of the fixed frees that may get ZERO_SIZE_PTR'
+	@echo '                         (Coccinelle, matrix/cocci/, on the vanilla tree; default: mainline'"'"'s)'
 	@echo 'make series-check [KERNEL=6.12]  every prefix of the series x every allocator'
 	@echo 'make merge RUNS="r1 r2"  cells run apart (CI jobs, machines, caches) as one run'
 	@echo 'make export [RUN=..]     RUN/kcidb.json (KernelCI kcidb v5) and RUN/junit.xml (default: latest)'
@@ -170,6 +172,12 @@ callsites: deps
 	@$(ZSP) run $(RESULTS)/callsites-$(RUN_ID) --trees patched --allocs "$(sel_alloc)" \
 		--profiles "$$($(ZSP) internal axes callsites-profiles)" $(ZSP_FLAGS) >&2
 	@$(ZSP) callsites $(RESULTS)/callsites-$(RUN_ID)
+
+# Who can hit this: the calls of the frees the series fixes whose pointer
+# may be ZERO_SIZE_PTR, in a vanilla tree (KERNEL=; default: mainline's).
+callers:
+	@ZSP_CACHE=$(abspath $(CACHE)) matrix/deps.sh coccinelle
+	@matrix/callers.sh $(RESULTS)/callers-$(RUN_ID) $(ZSP_FLAGS)
 
 bisect: deps
 	@$(ZSP) bisect $(RESULTS)/bisect-$(ALLOC)-$(RUN_ID) --alloc $(ALLOC) \
