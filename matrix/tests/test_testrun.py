@@ -11,7 +11,7 @@ import unittest
 from typing import Any, List
 from unittest import mock
 
-from zsp import testrun
+from zsp import commits, testrun
 from zsp.settings import Settings
 
 
@@ -103,6 +103,23 @@ class CountTest(unittest.TestCase):
 			testrun.Stages(Settings(cache=d, kernel='6.12'), req).matrix()
 		self.assertEqual([c.kernels for c in calls], [' '.join(testrun.KERNELS), ''])
 		self.assertIn('7.3', testrun.KERNELS)
+
+	def test_bisect_stage_reads_the_answers_of_a_case_bisect(self) -> None:
+		"""The self-test bisects with CASE=: its answers name the case, and
+		only the planted patch on SLUB and nothing on SLAB pass."""
+		slub = (f'first bad patch on slub for {commits.BAD_CASE}: slub/{commits.BAD_NAME} '
+			'(mm/slub: drop the sentinel test); logs: x')
+		slab = (f'nothing in slub/0005-x.patch..the tip is bad on slab for {commits.BAD_CASE}: '
+			'BAD passes; logs: y')
+		wrong = f'first bad patch on slub for {commits.BAD_CASE}: slub/0006-x.patch (x); logs: x'
+		for answers, want in (((slub, slab), (2, 0)), ((wrong, slab), (1, 1))):
+			with tempfile.TemporaryDirectory() as d, \
+			     mock.patch.object(testrun.commits, 'plant_bad', return_value='slub/0005-x.patch'), \
+			     mock.patch.object(testrun.commits, 'find_first_bad', side_effect=answers) as f, \
+			     contextlib.redirect_stderr(io.StringIO()):
+				n = testrun.Stages(Settings(cache=d), testrun.TestRequest(results=d)).bisect()
+			self.assertEqual((n.passed, n.failed), want, answers[0])
+			self.assertTrue(all(c.args[1].case == commits.BAD_CASE for c in f.call_args_list))
 
 	def test_faults_get_the_runs_settings(self) -> None:
 		seen = []

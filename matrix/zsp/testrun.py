@@ -197,7 +197,8 @@ class Stages:
 		with tempfile.TemporaryDirectory() as tmp:
 			good = commits.plant_bad(self.s.patches, tmp)
 			s = dataclasses.replace(self.s, patches=tmp)
-			want = {'slub': f'first bad patch on slub: slub/{commits.BAD_NAME} ',
+			want = {'slub': f'first bad patch on slub for {commits.BAD_CASE}: '
+					f'slub/{commits.BAD_NAME} ',
 				'slab': 'nothing in '}
 			verdicts = []
 			for alloc, start in want.items():
