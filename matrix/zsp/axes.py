@@ -76,6 +76,10 @@ class Profile:
 # (a built-in module_param(): slab_common.) since 6.13.
 RCU_NO_SPARE_PAGE = '{module}.rcu_min_cached_objs=0'
 
+# What a kernel after 6.8 lacks of 6.1's allocators, and since when.
+SLUB_ONLY = (('slab', 'removed in 6.8 (16a1d968358a)'),
+	     ('slob', 'removed in 6.4 (6630e950d532)'))
+
 KERNELS: Dict[str, Kernel] = {k.name: k for k in (
 	Kernel(name='6.1', package='linux-source-6.1',
 	       tarball='/usr/src/linux-source-6.1.tar.xz',
@@ -93,8 +97,7 @@ KERNELS: Dict[str, Kernel] = {k.name: k for k in (
 	       patches='patches/6.12', baseline='baseline-vanilla-6.12.txt',
 	       config_package='linux-config-6.12',
 	       debian_config='/usr/src/linux-config-6.12/config.amd64_none_amd64.xz',
-	       removed=(('slab', 'removed in 6.8 (16a1d968358a)'),
-			('slob', 'removed in 6.4 (6630e950d532)')),
+	       removed=SLUB_ONLY,
 	       append=RCU_NO_SPARE_PAGE.format(module='rcutree')),
 	# Mainline as Debian ships it (trixie-backports), SLUB only: the
 	# series goes here first, 6.12's and 6.1's are its backports. Its
@@ -106,8 +109,7 @@ KERNELS: Dict[str, Kernel] = {k.name: k for k in (
 	       patches='patches/7.3', baseline='baseline-vanilla-7.3.txt',
 	       config_package='linux-config-7.3',
 	       debian_config='/usr/src/linux-config-7.3/config.amd64_none_amd64.xz',
-	       removed=(('slab', 'removed in 6.8 (16a1d968358a)'),
-			('slob', 'removed in 6.4 (6630e950d532)')),
+	       removed=SLUB_ONLY,
 	       suite='trixie-backports',
 	       append=RCU_NO_SPARE_PAGE.format(module='slab_common')),
 )}
