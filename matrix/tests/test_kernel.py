@@ -15,7 +15,7 @@ from zsp import axes, kernel, series
 from zsp.kernel import Tree
 from zsp.settings import Settings
 from zsp.cache import Stamp, digest
-from zsp.errors import SeriesError
+from zsp.errors import SeriesError, TreeError
 
 
 class SeriesTest(unittest.TestCase):
@@ -166,6 +166,17 @@ class HasCommitTest(unittest.TestCase):
 			self.assertFalse(patched.has_commit('x86/mm: the'))
 
 
+def write_series(patches: str, line: str) -> None:
+	"""A one-patch series that adds @line to slub.c."""
+	os.makedirs(patches, exist_ok=True)
+	with open(os.path.join(patches, 'series'), 'w') as f:
+		f.write('0001.patch\n')
+	with open(os.path.join(patches, '0001.patch'), 'w') as f:
+		f.write('From: z <z@example.org>\nSubject: [PATCH] slub\n\n---\n'
+			'diff --git a/slub.c b/slub.c\n--- a/slub.c\n+++ b/slub.c\n'
+			f'@@ -1 +1,2 @@\n int x;\n+{line}\n')
+
+
 class ApplySeriesTest(unittest.TestCase):
 	"""Re-applying an edited series rewrites only what it changes: kbuild
 	rebuilds by mtime, and a file written anew is a file to recompile."""
@@ -187,13 +198,7 @@ class ApplySeriesTest(unittest.TestCase):
 		self.tree.apply_series()
 
 	def write_series(self, line: str) -> None:
-		os.makedirs(self.patches, exist_ok=True)
-		with open(os.path.join(self.patches, 'series'), 'w') as f:
-			f.write('0001.patch\n')
-		with open(os.path.join(self.patches, '0001.patch'), 'w') as f:
-			f.write('From: z <z@example.org>\nSubject: [PATCH] slub\n\n---\n'
-				'diff --git a/slub.c b/slub.c\n--- a/slub.c\n+++ b/slub.c\n'
-				f'@@ -1 +1,2 @@\n int x;\n+{line}\n')
+		write_series(self.patches, line)
 
 	def test_a_hard_linked_copy_does_not_make_every_file_new(self) -> None:
 		untouched = os.path.join(self.tree.src, 'untouched.c')
@@ -208,6 +213,42 @@ class ApplySeriesTest(unittest.TestCase):
 		with open(os.path.join(self.tree.src, 'slub.c')) as f:
 			self.assertIn('int z;', f.read())
 		self.assertEqual(os.stat(untouched).st_mtime_ns, before)
+
+
+class LinkedTreeTest(unittest.TestCase):
+	"""The patched tree is the vanilla tree hard-linked (a kernel tree is
+	1.5-2 GiB on a shared disk): applying the series must never write
+	through a link into vanilla, and vanilla's O= dirs stay its own."""
+
+	def test_series_leaves_vanilla_as_unpacked(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			patches = os.path.join(tmp, 'patches')
+			s = Settings(cache=os.path.join(tmp, 'cache'), patches=patches,
+				     tarball=os.path.join(tmp, 'no-such.tar.xz'))
+			vanilla, patched = Tree(s, 'vanilla'), Tree(s, 'patched')
+			os.makedirs(os.path.join(vanilla.src, 'o-slub'))
+			for name in ('untouched.c', 'slub.c', '.zsp-unpacked'):
+				with open(os.path.join(vanilla.src, name), 'w') as f:
+					f.write('int x;\n' if name.endswith('.c') else '')
+			patched.unpack()	# no tarball: it links
+			self.assertFalse(os.path.exists(os.path.join(patched.src, 'o-slub')))
+			for args in (['init', '-q'], ['add', '-A'], ['commit', '-q', '-m', 'base'],
+				     ['tag', 'zsp-base']):
+				self.assertEqual(patched.git(*args).returncode, 0, args)
+			write_series(patches, 'int y;')
+			patched.apply_series()
+			with open(os.path.join(patched.src, 'slub.c')) as f:
+				self.assertIn('int y;', f.read())
+			with open(os.path.join(vanilla.src, 'slub.c')) as f:
+				self.assertEqual(f.read(), 'int x;\n')
+			self.assertTrue(os.path.samefile(os.path.join(vanilla.src, 'untouched.c'),
+							 os.path.join(patched.src, 'untouched.c')))
+
+	def test_without_vanilla_it_needs_the_tarball(self) -> None:
+		with tempfile.TemporaryDirectory() as tmp:
+			s = Settings(cache=tmp, tarball=os.path.join(tmp, 'no-such.tar.xz'))
+			with self.assertRaisesRegex(TreeError, 'no-such.tar.xz is missing'):
+				Tree(s, 'patched').unpack()
 
 
 class GuestInitTest(unittest.TestCase):

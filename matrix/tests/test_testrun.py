@@ -12,10 +12,24 @@ from typing import Any, List
 from unittest import mock
 
 from zsp import commits, testrun
+from zsp.errors import DiskError
 from zsp.settings import Settings
 
 
 class CountTest(unittest.TestCase):
+
+	def setUp(self) -> None:
+		# The disk check is RequireTest's (test_disk.py): here, room.
+		free = mock.patch.object(testrun.disk, 'free_gib', return_value=1000.0)
+		free.start()
+		self.addCleanup(free.stop)
+
+	def test_a_full_disk_refuses_before_any_stage(self) -> None:
+		with mock.patch.object(testrun.disk, 'free_gib', return_value=0.5), \
+		     mock.patch.object(testrun.Stages, 'selftest') as selftest, \
+		     self.assertRaisesRegex(DiskError, 'make test needs about'):
+			self.run_main('selftest')
+		selftest.assert_not_called()
 
 	def test_no_verdict_is_a_failure(self) -> None:
 		self.assertEqual(str(testrun.of([])), '0 passed, 1 failed')

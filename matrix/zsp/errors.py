@@ -69,3 +69,7 @@ class MergeError(ZspError):
 
 class ExportError(ZspError):
 	"""The run cannot be exported; str() says what to do (export.py)."""
+
+
+class DiskError(ZspError):
+	"""Too little free space in the cache for the run asked for (disk.py)."""

@@ -150,21 +150,46 @@ class Tree:
 	def unpack(self) -> None:
 		if os.path.exists(os.path.join(self.src, '.zsp-unpacked')):
 			return
+		tmp = self.src + '.tmp'
+		shutil.rmtree(self.src, ignore_errors=True)
+		shutil.rmtree(tmp, ignore_errors=True)
+		os.makedirs(tmp)
+		pristine = Tree(self.s, 'vanilla')
+		if self.name != pristine.name and os.path.exists(os.path.join(pristine.src,
+									      '.zsp-unpacked')):
+			self.link_from(pristine, tmp)
+		else:
+			self.check_tarball()
+			log(f'unpack {self.s.tarball} -> {self.src}')
+			p = run(['tar', '-xf', self.s.tarball, '-C', tmp, '--strip-components=1'])
+			if p.returncode:
+				raise TreeError(f'cannot unpack {self.s.tarball}: '
+						f'{first_error(p.stderr, "tar")}')
+		open(os.path.join(tmp, '.zsp-unpacked'), 'w').close()
+		os.rename(tmp, self.src)
+
+	def check_tarball(self) -> None:
 		if not os.access(self.s.tarball, os.R_OK):
 			k = axes.KERNELS[self.s.kernel]
 			how = (f'make deps CACHE={self.s.cache} fetches {k.package} ({k.suite})'
 			       if k.suite else f'install it: apt-get install {k.package}')
 			raise TreeError(f'{self.s.tarball} is missing; {how}')
-		log(f'unpack {self.s.tarball} -> {self.src}')
-		tmp = self.src + '.tmp'
-		shutil.rmtree(self.src, ignore_errors=True)
-		shutil.rmtree(tmp, ignore_errors=True)
-		os.makedirs(tmp)
-		p = run(['tar', '-xf', self.s.tarball, '-C', tmp, '--strip-components=1'])
-		if p.returncode:
-			raise TreeError(f'cannot unpack {self.s.tarball}: {first_error(p.stderr, "tar")}')
-		open(os.path.join(tmp, '.zsp-unpacked'), 'w').close()
-		os.rename(tmp, self.src)
+
+	def link_from(self, pristine: 'Tree', tmp: str) -> None:
+		"""tmp = the unpacked vanilla tree, hard-linked (its O= dirs and
+		marker left out): a kernel tree is 1.5-2 GiB, and CI's disk is
+		shared and finite. Safe because nothing writes a source file in
+		place: git apply, am and checkout unlink a file and write it anew,
+		kbuild writes only in O=, and the mutants' copy does the same
+		(mutants.Copy.fresh_copies)."""
+		log(f'link {pristine.src} -> {self.src}')
+		for e in os.listdir(pristine.src):
+			if e.startswith(('o-', self.s.obj_prefix)) or e in ('.git', '.zsp-unpacked'):
+				continue
+			p = run(['cp', '-al', os.path.join(pristine.src, e), tmp + '/'])
+			if p.returncode:
+				raise TreeError(f'cannot link {pristine.src} into {self.src}: '
+						f'{first_error(p.stderr, "cp")}')
 
 	def kernelversion(self) -> str:
 		return run(['make', '-s', '-C', self.src, 'kernelversion']).stdout.strip()

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import List, Optional, Sequence, Tuple
 
-from . import axes, console, lock, qemu, runner, table
+from . import axes, console, disk, lock, qemu, runner, table
 from .kernel import CCACHE_FILE, CellBuild, Tree
 from .errors import AxisError, KernelError, SchemaError
 from .progress import log
@@ -247,6 +247,7 @@ def run(s: Settings, req: RunRequest) -> int:
 	plan = kernel_plan(s, req.kernels or s.kernel, req.allocs.split(), req.own_patches)
 	for ks, allocs in plan:
 		check_axes(ks.kernel, trees, allocs, profiles)
+	disk.require(s, [ks.kernel for ks, _ in plan], 'this run')
 	os.makedirs(req.run, exist_ok=True)
 	locks = [Tree(ks, t).lock for ks, _ in plan for t in trees]
 	with lock.held(s.cache, lock.to_take(locks)):

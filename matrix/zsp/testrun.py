@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Tuple
 from unittest import mock
 
-from . import axes, baseline, check, commits, mutants, pipeline, settings, table
+from . import axes, baseline, check, disk, commits, mutants, pipeline, settings, table
 from .commits import BisectRequest
 from .errors import BisectError, KernelError
 from .mutants import MutantsRequest
@@ -230,6 +230,9 @@ def main(s: Settings, req: TestRequest) -> int:
 		if name not in STAGES:
 			print(f"error: unknown stage '{name}'; valid: {','.join(STAGES)}", file=sys.stderr)
 			return 2
+	# check applies every kernel's series; the other stages build in
+	# the same trees.
+	disk.require(s, axes.KERNELS, 'make test')
 	total = Count()
 	run: Dict[str, Callable[[], Count]] = {n: getattr(stages, n) for n in STAGES}
 	for name in chosen:
