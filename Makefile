@@ -103,7 +103,7 @@ help:
 	@echo 'make matrix              build, boot and test all allocators, vanilla and patched'
 	@echo 'make run ALLOC=slub      one allocator (TREE=vanilla|patched|both, default both)'
 	@echo 'make test                everything CI runs; ends with "N passed, N failed"'
-	@echo 'make profile-configs     configs/{distro,debug,leak}*.config (distro: Debian'"'"'s config, its'
+	@echo 'make profile-configs [KERNEL=]  configs/[KERNEL/]{distro,debug,leak}*.config (distro: Debian'"'"'s config, its'
 	@echo '                         package in the kernel'"'"'s record, zsp/axes.py: Kernel.config_package)'
 	@echo 'make check [KERNEL=..]  shellcheck, mypy --strict, docs current; each series (KERNEL=: one): checkpatch --strict, git am,'
 	@echo '                         sign-off, Fixes: lines, the cover letter current, a git send-email dry run'
@@ -201,7 +201,8 @@ check: deps
 	@$(ZSP) check --kernels "$(or $(KERNEL),all)" $(ZSP_FLAGS)
 
 profile-configs:
-	@ZSP_CACHE=$(abspath $(CACHE)) matrix/deps.sh $$($(ZSP) internal axes config-package)
+	@ZSP_CACHE=$(abspath $(CACHE)) matrix/deps.sh $$($(ZSP) internal axes config-package$(if \
+		$(KERNEL), --kernel $(KERNEL)))
 	@$(ZSP) profile-configs $(ZSP_FLAGS)
 
 # The lists and counts in README.md and docs/ that the source decides.

@@ -35,20 +35,23 @@ missing_packages() {
 	done
 }
 
-# fetch_suites: the source of each kernel whose Debian suite the
-# machine's apt sources do not name (axes.Kernel.suite), downloaded into
-# the cache by fetch-backports.sh unless it is there already.
+# fetch_suites: the source and config of each kernel whose Debian suite
+# the machine's apt sources do not name (axes.Kernel.suite), downloaded
+# into the cache by fetch-backports.sh unless they are there already.
 fetch_suites() {
-	local k suite tarball
+	local k suite tarball config packages
 	: "${ZSP_CACHE:=$(zsp internal axes cache)}"
 	for k in $(zsp internal axes kernels); do
 		suite=$(zsp internal axes suite --kernel "$k")
 		[ -n "$suite" ] || continue
 		tarball=$(zsp internal axes tarball --kernel "$k" --cache "$ZSP_CACHE")
-		[ -r "$tarball" ] && continue
-		log "fetching $(zsp internal axes package --kernel "$k") from $suite into $ZSP_CACHE"
+		config=$(zsp internal axes debian-config --kernel "$k" --cache "$ZSP_CACHE")
+		[ -r "$tarball" ] && [ -r "$config" ] && continue
+		packages=$(zsp internal axes fetched --kernel "$k")
+		log "fetching $packages from $suite into $ZSP_CACHE"
+		# shellcheck disable=SC2086
 		ZSP_CACHE=$ZSP_CACHE ZSP_SUITE=$suite "$(dirname "$0")/fetch-backports.sh" \
-			"$(zsp internal axes package --kernel "$k")" >/dev/null
+			$packages >/dev/null
 	done
 }
 

@@ -4,6 +4,7 @@
 guest a profile asks for (two NUMA nodes), and n/a options shown, never
 passed over."""
 
+import dataclasses
 import lzma
 import os
 import tempfile
@@ -84,9 +85,26 @@ class DistroTest(unittest.TestCase):
 		self.assertEqual(values['CONFIG_NUMA'], '# CONFIG_NUMA is not set')
 		self.assertEqual(list(values), [f'CONFIG_{o}' for o, _ in profiles.DISTRO])
 
-	def test_missing_debian_config_names_the_package(self) -> None:
-		with self.assertRaisesRegex(ConfigError, 'apt-get install linux-config-6.1'):
-			profiles.debian_values('/nonexistent/config.xz', 'linux-config-6.1')
+	def test_missing_debian_config_says_how_to_get_it(self) -> None:
+		gone = dataclasses.replace(axes.KERNELS['6.1'], debian_config='/nonexistent/c.xz')
+		with tempfile.TemporaryDirectory() as d, \
+		     mock.patch.dict(axes.KERNELS, {'6.1': gone}):
+			for kernel, how in (('6.1', 'apt-get install linux-config-6.1'),
+					    ('7.3', f'make deps CACHE={d} fetches it')):
+				s = Settings(cache=d, kernel=kernel)
+				with self.assertRaisesRegex(ConfigError, how):
+					profiles.distro(s, '')
+
+	def test_an_option_the_kernel_does_not_define_is_listed_not_kept(self) -> None:
+		with tempfile.TemporaryDirectory() as d:
+			write(os.path.join(d, 'Kconfig'), 'config NUMA\n\tbool\nmenuconfig MEMCG\n')
+			os.makedirs(os.path.join(d, 'o-slub'))
+			write(os.path.join(d, 'o-slub', 'Kconfig'), 'config MEMCG_KMEM\n')
+			self.assertEqual(profiles.kconfig_symbols(d), {'NUMA', 'MEMCG'})
+		text = profiles.fragment('T.', 'src', [], {}, [], {}, ('CONFIG_MEMCG_KMEM',))
+		path = write(os.path.join(tempfile.mkdtemp(), 'f'), text)
+		self.assertEqual(kernel.absent(path), ['CONFIG_MEMCG_KMEM'])
+		self.assertEqual(kernel.wanted([path]), {})
 
 	def test_fragment_says_where_each_option_comes_from(self) -> None:
 		values = {'CONFIG_MEMCG_KMEM': 'CONFIG_MEMCG_KMEM=y', 'CONFIG_NUMA': 'CONFIG_NUMA=y'}
@@ -103,17 +121,27 @@ class DistroTest(unittest.TestCase):
 		"""Per allocator, the profile's fragment, the allocator's own and
 		its n/a line hold every option of the generator's table once: a
 		stale split (an option added to the table, not regenerated) shows."""
-		configs = os.path.join(axes.ROOT, 'configs')
-		for profile, table in (('distro', [o for o, _ in profiles.DISTRO]),
-				       ('debug', [o.split('=')[0] for o, _ in profiles.DEBUG]),
-				       ('leak', [o.split('=')[0] for o, _ in profiles.LEAK])):
-			want = sorted(f'CONFIG_{o}' for o in table)
-			common = list(kernel.wanted([os.path.join(configs, f'{profile}.config')]))
-			for alloc in axes.allocators():
-				own_path = os.path.join(configs, f'{profile}-{alloc}.config')
-				own = list(kernel.wanted([own_path])) if os.path.exists(own_path) else []
-				na = [o.split('=')[0] for o in kernel.not_available(own_path)]
-				self.assertEqual(sorted(common + own + na), want, (profile, alloc))
+		for k in axes.KERNELS:
+			s = Settings(cache='/nonexistent', kernel=k)
+			for profile, table in (('distro', [o for o, _ in profiles.DISTRO]),
+					       ('debug', [o.split('=')[0] for o, _ in profiles.DEBUG]),
+					       ('leak', [o.split('=')[0] for o, _ in profiles.LEAK])):
+				want = sorted(f'CONFIG_{o}' for o in table)
+				path = kernel.fragment(s, f'{profile}.config')
+				common = list(kernel.wanted([path])) + kernel.absent(path)
+				for alloc in axes.allocators(k):
+					own_path = CellBuild(s, 'vanilla', alloc, profile).profile_alloc_fragment
+					own = list(kernel.wanted([own_path])) if os.path.exists(own_path) else []
+					na = [o.split('=')[0] for o in kernel.not_available(own_path)]
+					self.assertEqual(sorted(common + own + na), want, (k, profile, alloc))
+
+	def test_a_kernels_own_split_is_one_whole(self) -> None:
+		"""7.3 has its own distro.config: 6.1's distro-slub.config must not
+		join it, though 7.3 has no distro-slub.config of its own."""
+		s = Settings(cache='/nonexistent', kernel='7.3')
+		names = [os.path.relpath(f, s.configs)
+			 for f in CellBuild(s, 'vanilla', 'slub', 'distro').fragments]
+		self.assertEqual(names, ['base.config', '7.3/distro.config', 'slub.config'])
 
 	def test_debug_values(self) -> None:
 		self.assertEqual(profiles.line_of('KFENCE_SAMPLE_INTERVAL=1'),
@@ -128,11 +156,13 @@ class DistroTest(unittest.TestCase):
 				       ('debug', [o.split('=')[0] for o, _ in profiles.DEBUG]),
 				       ('leak', [o.split('=')[0] for o, _ in profiles.LEAK])):
 			known = {f'CONFIG_{o}' for o in table}
-			frags = [f for f in os.listdir(os.path.join(axes.ROOT, 'configs'))
-				 if f.startswith(profile)]
-			self.assertIn(f'{profile}.config', frags)
-			for f in frags:
-				path = os.path.join(axes.ROOT, 'configs', f)
+			dirs = [os.path.join(axes.ROOT, 'configs', k) for k in axes.KERNELS
+				if k != axes.DEFAULT_KERNEL]
+			frags = [os.path.join(d, f) for d in [os.path.join(axes.ROOT, 'configs')] + dirs
+				 if os.path.isdir(d) for f in os.listdir(d) if f.startswith(profile)]
+			self.assertIn(os.path.join(axes.ROOT, 'configs', f'{profile}.config'), frags)
+			for path in frags:
+				f = os.path.relpath(path, axes.ROOT)
 				with open(path) as fh:
 					self.assertIn('Generated by "make profile-configs"', fh.read(), f)
 				self.assertLessEqual(set(kernel.wanted([path])), known, f)

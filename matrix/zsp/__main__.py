@@ -154,7 +154,7 @@ def add_profile_configs(c: Commands) -> None:
 		   "(distro: from Debian's kernel config), allocator by allocator as Kconfig decides")
 	sp.add_argument('--debian-config', default='',
 			help="the Debian config to take the values from (default: the kernel's, "
-			'zsp/axes.py: ' + axes.KERNELS[axes.DEFAULT_KERNEL].debian_config + ')')
+			'zsp/axes.py, e.g. ' + axes.KERNELS[axes.DEFAULT_KERNEL].debian_config + ')')
 	settings.add_arguments(sp)
 
 
@@ -303,7 +303,11 @@ def cmd_axes(args: argparse.Namespace) -> int:
 		  'kernels': tuple(axes.KERNELS), 'profiles': tuple(axes.PROFILES),
 		  'callsites-profiles': tuple(p.name for p in axes.PROFILES.values() if p.callsites),
 		  'tarball': (k.source_tarball(os.path.abspath(args.cache)),),
-		  'config-package': (k.config_package,), 'package': (k.package,),
+		  'debian-config': (k.debian_config_path(os.path.abspath(args.cache)),),
+		  # What deps.sh installs for make profile-configs; a suite's
+		  # kernel has its config fetched with its source (fetched).
+		  'config-package': () if k.suite else (k.config_package,),
+		  'package': (k.package,), 'fetched': k.packages if k.suite else (),
 		  'suite': (k.suite,) if k.suite else (), 'cache': (os.path.abspath(args.cache),),
 		  # What apt-get installs (deps.sh); a suite's are fetched.
 		  'packages': tuple(dict.fromkeys(k.package for k in axes.KERNELS.values()
@@ -315,10 +319,11 @@ def cmd_axes(args: argparse.Namespace) -> int:
 def add_axes(c: Commands) -> None:
 	sp = c.add('axes', cmd_axes, "print one of the matrix's axes (for the Makefile and scripts)")
 	sp.add_argument('what', choices=['allocators', 'all-allocators', 'trees', 'kernels', 'profiles',
-					 'callsites-profiles', 'tarball', 'config-package', 'package',
-					 'suite', 'packages', 'cache'])
+					 'callsites-profiles', 'tarball', 'debian-config', 'config-package',
+					 'package',
+					 'suite', 'packages', 'cache', 'fetched'])
 	sp.add_argument('--kernel', default=axes.DEFAULT_KERNEL, choices=list(axes.KERNELS),
-			help='the kernel whose allocators, tarball, package or suite to print')
+			help='the kernel whose allocators, tarball, packages or suite to print')
 	sp.add_argument('--cache', default=settings.DEFAULT_CACHE,
 			help='the cache a fetched tarball is in (default: %(default)s)')
 

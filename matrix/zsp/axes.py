@@ -42,9 +42,23 @@ class Kernel:
 
 	def source_tarball(self, cache: str) -> str:
 		"""The tarball, installed or fetched into @cache."""
+		return self.fetched(cache, self.package, self.tarball)
+
+	def debian_config_path(self, cache: str) -> str:
+		"""Debian's config, installed or fetched into @cache."""
+		return self.fetched(cache, self.config_package, self.debian_config)
+
+	def fetched(self, cache: str, package: str, path: str) -> str:
+		"""@path of @package: where apt installs it, or for a suite's
+		package where fetch-backports.sh unpacked it in @cache."""
 		if not self.suite:
-			return self.tarball
-		return os.path.join(cache, 'debs', self.package, self.tarball.lstrip('/'))
+			return path
+		return os.path.join(cache, 'debs', package, path.lstrip('/'))
+
+	@property
+	def packages(self) -> Tuple[str, ...]:
+		"""The Debian packages of this kernel: its source and its config."""
+		return (self.package, self.config_package) if self.config_package else (self.package,)
 
 
 @dataclass(frozen=True)
@@ -117,8 +131,8 @@ PROFILES: Dict[str, Profile] = {p.name: p for p in (
 	Profile(name='tiny', fragments=('base.config',),
 		help='tinyconfig + what the suite needs: the smallest kernel that shows the bugs'),
 	Profile(name='distro', fragments=('base.config', 'distro.config'),
-		help="tiny + Debian 12's slab-relevant options (memcg, NUMA, preemptible "
-		'RCU, hardening, kmem tracing), refreshed by make profile-configs',
+		help="tiny + Debian's slab-relevant options of that kernel (memcg, NUMA, "
+		'preemptible RCU, hardening, kmem tracing), refreshed by make profile-configs',
 		memory='512M', numa_nodes=2, callsites=True),
 	Profile(name='debug', fragments=('base.config', 'debug.config'),
 		help='tiny + KASAN, KFENCE, slab poisoning, init_on_free, lockdep, '

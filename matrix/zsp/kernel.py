@@ -321,6 +321,28 @@ class StageTimer:
 # A profile's allocator fragment names, on one line starting so, the
 # profile's options that the allocator does not have (zsp/profiles.py).
 NA_PREFIX = '# n/a: '
+# A profile's fragment names, on one line starting so, the options of
+# its table that this kernel's Kconfig does not define at all (MEMCG_KMEM
+# after 6.9, DEBUG_SLAB after 6.7): dropped, not an error (profiles.py).
+ABSENT_PREFIX = '# not in this kernel: '
+
+
+def fragment(s: Settings, name: str) -> str:
+	"""configs/KERNEL/@name where the kernel has its own (make
+	profile-configs KERNEL= writes them from that kernel's Debian config
+	and Kconfig), else configs/@name."""
+	own = os.path.join(s.configs, s.kernel, name)
+	return own if os.path.exists(own) else os.path.join(s.configs, name)
+
+
+def absent(path: str) -> List[str]:
+	"""The options on the "# not in this kernel:" line of a fragment."""
+	if os.path.exists(path):
+		with open(path) as f:
+			for line in f:
+				if line.startswith(ABSENT_PREFIX):
+					return line[len(ABSENT_PREFIX):].split()
+	return []
 
 
 def not_available(path: str) -> List[str]:
@@ -435,15 +457,19 @@ class CellBuild:
 	@property
 	def fragments(self) -> List[str]:
 		"""The profile's, its options for this allocator alone if it has
-		any (configs/PROFILE-ALLOC.config), then the allocator's."""
-		paths = [os.path.join(self.s.configs, n) for n in self.profile.fragments]
+		any (configs/PROFILE-ALLOC.config), then the allocator's; each
+		from the kernel's own directory where it has one (fragment())."""
+		paths = [fragment(self.s, n) for n in self.profile.fragments]
 		own = self.profile_alloc_fragment
 		return paths + ([own] if os.path.exists(own) else []) + \
-			[os.path.join(self.s.configs, f'{self.alloc}.config')]
+			[fragment(self.s, f'{self.alloc}.config')]
 
 	@property
 	def profile_alloc_fragment(self) -> str:
-		return os.path.join(self.s.configs, f'{self.profile.name}-{self.alloc}.config')
+		# Beside the profile's own fragment: a kernel's distro split is
+		# one whole, never its distro.config with 6.1's distro-slub.config.
+		where = os.path.dirname(fragment(self.s, f'{self.profile.name}.config'))
+		return os.path.join(where, f'{self.profile.name}-{self.alloc}.config')
 
 	@property
 	def not_available(self) -> List[str]:
