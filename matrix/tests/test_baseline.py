@@ -167,5 +167,45 @@ class SuggestTest(unittest.TestCase):
 				    '0x6b6b6b6b6b6b6b6a', pattern)
 
 
+class LooseTest(unittest.TestCase):
+	"""Issue 31 #12: a baseline line that no other failure could break
+	is no check. The lines of every profile and of tiny must be able to
+	fail; a profile's own lines record observed spreads, each with its
+	comment."""
+
+	def expect(self, status: str, reason: str) -> baseline.Expect:
+		return baseline.Expect(status.split('|'), reason)
+
+	def test_what_cannot_fail(self) -> None:
+		for status, reason in (
+				('crash', r'BUG: unable to handle page fault for address: [0-9a-f]+ \(Comm: x\)'),
+				('crash', r'(general protection fault).*\[#\d+\]|unable to handle page fault'),
+				('missing|crash', r'^$|^crash after z5_cache_poison: .*'),
+				('fail', '^differ: ')):
+			self.assertNotEqual(baseline.loose(self.expect(status, reason)), '', reason)
+
+	def test_what_can(self) -> None:
+		for status, reason in (
+				('crash', r'BUG: unable to handle page fault for address: ffffe[a-c][0-9a-f]{10} '
+				 r'\(Comm: kunit_try_catch\)'),
+				('crash|pass', r'^$|^triple fault: the guest CPU reset itself$'),
+				('fail', r'^differ: z5_cache_plain \(status\)$'),
+				('hang', r'^(no console output for 20 s|rcu: INFO: rcu_\w+ detected stalls)$')):
+			self.assertEqual(baseline.loose(self.expect(status, reason)), '', reason)
+
+	def test_the_committed_lines_can_fail(self) -> None:
+		for kernel in ('6.1', '7.3'):
+			path = baseline.path_for(kernel)
+			with open(path) as f:
+				for number, line in enumerate(f, 1):
+					line = line.strip()
+					if not line or line.startswith('#'):
+						continue
+					(alloc, case), e = baseline.parse_line(path, number, line)
+					if '/' in alloc and not alloc.endswith('/tiny'):
+						continue
+					self.assertEqual(baseline.loose(e), '', f'{path}:{number}')
+
+
 if __name__ == '__main__':
 	unittest.main()
