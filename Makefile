@@ -120,7 +120,7 @@ help:
 	@echo 'make series-check [KERNEL=6.12]  every prefix of the series x every allocator'
 	@echo 'make merge RUNS="r1 r2"  cells run apart (CI jobs, machines, caches) as one run'
 	@echo 'make export [RUN=..]     RUN/kcidb.json (KernelCI kcidb v5) and RUN/junit.xml (default: latest)'
-	@echo 'make mutants [MUTANT=..] every wrong fix in matrix/mutants/ must be killed by the suite'
+	@echo 'make mutants [MUTANT=..] [KERNEL=] [PROFILE=]  every wrong fix in matrix/mutants/ for them must be killed'
 	@echo 'make bench [COLD=1]      pipeline, kunit.py peer and in-guest benchmarks (JSON + table);'
 	@echo '                         COLD=1 adds a whole matrix in an empty scratch cache (~30 min)'
 	@echo 'make clean               remove build dirs (keeps the unpacked trees, ccache, results)'
@@ -187,7 +187,8 @@ series-check: deps
 	@$(ZSP) series-check $(RESULTS)/series-$(RUN_ID) $(ZSP_FLAGS)
 
 mutants: deps
-	@$(ZSP) mutants $(RESULTS)/mutants-$(RUN_ID) $(MUTANT) $(ZSP_FLAGS)
+	@$(ZSP) mutants $(RESULTS)/mutants-$(RUN_ID) $(MUTANT) $(if $(PROFILE),--profile $(PROFILE)) \
+		$(ZSP_FLAGS)
 
 # The series as your git identity would mail it: git send-email --dry-run.
 send: deps

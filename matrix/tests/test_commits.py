@@ -268,7 +268,7 @@ class MutantsTest(unittest.TestCase):
 
 	def test_a_mistyped_header_is_an_error(self) -> None:
 		"""A mutant is never dropped or judged by a header it lacks."""
-		good = ('Mutant: m\nAllocator: slub\nMutates: slub/0005\n'
+		good = ('Mutant: m\nKernel: 6.1\nProfile: tiny\nAllocator: slub\nMutates: slub/0005\n'
 			'Kills: z2_kmem_cache_free,\n z2_kfree_bulk_small\n\ndiff\n')
 		with tempfile.TemporaryDirectory() as d:
 			path = os.path.join(d, '01-m.patch')
@@ -276,7 +276,13 @@ class MutantsTest(unittest.TestCase):
 				f.write(good)
 			m, = mutants.load_all(d)
 			self.assertEqual(m.kills, {'z2_kmem_cache_free', 'z2_kfree_bulk_small'})
+			self.assertEqual((m.kernel, m.profile), ('6.1', 'tiny'))
 			for bad, why in ((good.replace('slub\n', 'slbu\n', 1), "Allocator: 'slbu'"),
+					 (good.replace('6.1', '6.l'), "Kernel: '6.l'"),
+					 (good.replace('Kernel: 6.1\n', ''), "Kernel: ''"),
+					 (good.replace('tiny', 'tinny'), "Profile: 'tinny'"),
+					 (good.replace('6.1', '7.3').replace('slub\n', 'slab\n', 1),
+					  "Allocator: 'slab' is none of kernel 7.3's"),
 					 (good.replace('Kills', 'Kils'), 'no Mutant: or Kills:'),
 					 (good.replace('small', 'smal'), 'z2_kfree_bulk_smal, not a case')):
 				with open(path, 'w') as f:
@@ -284,12 +290,25 @@ class MutantsTest(unittest.TestCase):
 				with self.assertRaisesRegex(errors.MutantError, why):
 					mutants.load_all(d)
 
+	def test_a_run_takes_its_kernels_and_profiles_mutants(self) -> None:
+		m = [mutants.Mutant('a', 'a', 'slub', 'x', frozenset({'c'})),
+		     mutants.Mutant('b', 'b', 'slub', 'x', frozenset({'c'}), kernel='7.3'),
+		     mutants.Mutant('c', 'c', 'slub', 'x', frozenset({'c'}), profile='distro')]
+		self.assertEqual([x.name for x in mutants.select(m, '6.1', 'tiny')], ['a'])
+		self.assertEqual([x.name for x in mutants.select(m, '7.3', 'tiny')], ['b'])
+		self.assertEqual([x.name for x in mutants.select(m, '6.1', 'distro', ('c',))], ['c'])
+		for args, why in ((('6.1', 'tiny', ('b',)), 'for KERNEL=7.3 PROFILE=tiny'),
+				  (('6.1', 'tiny', ('z',)), "unknown MUTANT 'z'"),
+				  (('6.12', 'tiny', ()), 'no mutant for KERNEL=6.12 PROFILE=tiny')):
+			with self.assertRaisesRegex(errors.MutantError, why):
+				mutants.select(m, *args)
+
 	def test_every_mutant_names_an_allocator_and_a_patch(self) -> None:
-		names = series.entries(os.path.join(axes.ROOT, 'patches'))
 		every = mutants.load_all()
 		self.assertGreater(len(every), 0)
 		for m in every:
-			self.assertIn(m.allocator, axes.allocators(), m.name)
+			names = series.entries(os.path.join(axes.ROOT, axes.KERNELS[m.kernel].patches))
+			self.assertIn(m.allocator, axes.allocators(m.kernel), m.name)
 			self.assertTrue(m.what, m.name)
 			with open(m.path) as f:
 				mutates = mutants.field(f.read(), 'Mutates')

@@ -2,8 +2,11 @@
 """make mutants: mutation testing of the contract suite.
 
 Each matrix/mutants/NN-name.patch is a plausible wrong fix: one small edit
-away from a patch of the series ("Mutates:"), applied on top of the whole
-series and built for the allocator it targets ("Allocator:"). The suite
+away from a patch of a kernel's series ("Kernel:", "Mutates:"), applied on
+top of the whole series and built for the allocator and profile it
+targets ("Allocator:", "Profile:": the profile that tells it apart, such
+as distro for a wrong fix that faults only with SLAB_FREELIST_HARDENED).
+make mutants [KERNEL=] [PROFILE=] runs those of that kernel and profile. The suite
 must kill it: one of the cases it names ("Kills:", booted alone) fails,
 crashes or hangs; any other row that does not pass is noise, not a kill.
 A mutant that passes survives and fails the run; one that cannot be
@@ -57,6 +60,8 @@ class Mutant:
 	allocator: str
 	what: str
 	kills: FrozenSet[str] = frozenset()
+	kernel: str = axes.DEFAULT_KERNEL
+	profile: str = axes.DEFAULT_PROFILE
 
 
 def field(text: str, name: str) -> str:
@@ -85,10 +90,17 @@ def load_all(top: str = MUTANTS) -> List[Mutant]:
 		with open(path) as fh:
 			text = fh.read()
 		m = Mutant(f[:-len('.patch')], path, field(text, 'Allocator'), field(text, 'Mutant'),
-			   frozenset(field(text, 'Kills').replace(',', ' ').split()))
-		if m.allocator not in axes.all_allocators():
-			raise MutantError(f"{path}: Allocator: '{m.allocator}' is none of "
-					  f"{' '.join(axes.all_allocators())}; fix the header")
+			   frozenset(field(text, 'Kills').replace(',', ' ').split()),
+			   field(text, 'Kernel'), field(text, 'Profile'))
+		if m.kernel not in axes.KERNELS:
+			raise MutantError(f"{path}: Kernel: '{m.kernel}' is none of "
+					  f"{' '.join(axes.KERNELS)}; fix the header")
+		if m.profile not in axes.PROFILES:
+			raise MutantError(f"{path}: Profile: '{m.profile}' is none of "
+					  f"{' '.join(axes.PROFILES)}; fix the header")
+		if m.allocator not in axes.allocators(m.kernel):
+			raise MutantError(f"{path}: Allocator: '{m.allocator}' is none of kernel "
+					  f"{m.kernel}'s {' '.join(axes.allocators(m.kernel))}; fix the header")
 		if not m.what or not m.kills:
 			raise MutantError(f'{path}: no Mutant: or Kills: header; add it')
 		unknown = sorted(m.kills - cases)
@@ -245,18 +257,34 @@ def run_one(s: Settings, req: MutantsRequest, name: str, alloc: str,
 	return result == want, [name, alloc, result, why]
 
 
+def select(every: List[Mutant], kernel: str, profile: str,
+	   names: Tuple[str, ...] = ()) -> List[Mutant]:
+	"""The mutants of @kernel and @profile (MUTANT=: only @names, each
+	of them); an unknown name, one of another kernel or profile, or none
+	at all is an error, never an empty run that passes."""
+	known = {m.name: m for m in every}
+	for n in names:
+		if n not in known:
+			raise MutantError(f"unknown MUTANT '{n}'; valid: {' '.join(sorted(known))}")
+		m = known[n]
+		if (m.kernel, m.profile) != (kernel, profile):
+			raise MutantError(f'mutant {n} is for KERNEL={m.kernel} PROFILE={m.profile}; '
+					  'give those')
+	chosen = [m for m in every if (m.kernel, m.profile) == (kernel, profile)
+		  and (not names or m.name in names)]
+	if not chosen:
+		raise MutantError(f'no mutant for KERNEL={kernel} PROFILE={profile} in {MUTANTS}; '
+				  'write one (docs/extending.md)')
+	return chosen
+
+
 def main(s: Settings, req: MutantsRequest) -> int:
 	return 0 if all(ok for ok, _ in run(s, req)) else 1
 
 
 def run(s: Settings, req: MutantsRequest) -> List[Tuple[bool, List[str]]]:
 	"""(as expected, table row) per cell: the controls and the mutants."""
-	every = load_all()
-	names = {m.name for m in every}
-	for n in req.mutants:
-		if n not in names:
-			raise MutantError(f"unknown MUTANT '{n}'; valid: {' '.join(sorted(names))}")
-	chosen = [m for m in every if not req.mutants or m.name in req.mutants]
+	chosen = select(load_all(), s.kernel, req.profile, req.mutants)
 	os.makedirs(req.run, exist_ok=True)
 	patched, copy = Tree(s, 'patched'), Copy(s)
 	rows: List[Tuple[bool, List[str]]] = []
