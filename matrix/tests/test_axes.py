@@ -89,7 +89,8 @@ class AxesTest(unittest.TestCase):
 				      ('6.1', 'slob'): 'pass', ('6.12', 'slub'): 'fail'})
 		self.assertIn('kernel 6.12, profile tiny', out.getvalue())
 		self.assertIn('(patched = vanilla + patches-6.12/series)', out.getvalue())
-		self.assertIn('run ' + os.path.basename(run) + ': 2 failing', out.getvalue())
+		self.assertIn('run ' + os.path.basename(run) + ': verdict: FAIL (exit status 1): 2 patched',
+			      out.getvalue())
 
 	def test_removed_allocators_are_columns_that_never_pass(self) -> None:
 		rows = [{'kernel': '6.12', 'profile': 'tiny', 'tree': t, 'allocator': 'slub',

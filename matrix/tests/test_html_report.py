@@ -162,6 +162,11 @@ class HtmlReportTest(unittest.TestCase):
 
 	def test_chromium_dom_holds_the_grid(self) -> None:
 		dom = self.chromium('--dump-dom')
+		# The answer first (issue 33): verdict, counts, rows; then the grid.
+		self.assertIn('id="verdict"', dom)
+		self.assertLess(dom.index('id="verdict"'), dom.index('<table'))
+		self.assertRegex(dom, r'verdict: (PASS|FAIL) \(exit status [01]\)')
+		self.assertLess(dom.index('cells:'), dom.index('patched rows that did not pass:'))
 		self.assertEqual(len(re.findall(r'<td class="st-crash"', dom)), 1)
 		self.assertIn('<h2>kernel 6.1, profile tiny</h2>', dom)
 		self.assertIn('href="vanilla-slub/boot-1.log"', dom)

@@ -189,6 +189,23 @@ class GateTest(unittest.TestCase):
 			p['detail'] = 'insmod rc=1'
 			self.assertEqual(table.gate(p, [p]), 'fail')
 
+	def test_the_answer_comes_first(self) -> None:
+		"""Issue 33: verdict and exit status, counts per cell, the patched
+		rows that did not pass (or none), in that order."""
+		ok = [dict(self.row('vanilla', 'zero_size_free', 'crash'), kernel='6.1', profile='tiny'),
+		      dict(self.row('patched', 'zero_size_free', 'pass'), kernel='6.1', profile='tiny')]
+		rc, lines = table.verdict(ok)
+		self.assertEqual(rc, 0)
+		self.assertTrue(lines[0].startswith('verdict: PASS (exit status 0)'))
+		self.assertIn('  vanilla-slob (6.1 tiny)            1 crash', lines)
+		self.assertEqual(lines[-1], '  none')
+		bad = ok + [dict(self.row('patched', 'zero_size_free', 'hang', case='y'),
+				 kernel='6.1', profile='tiny')]
+		rc, lines = table.verdict(bad)
+		self.assertEqual(rc, 1)
+		self.assertTrue(lines[0].startswith('verdict: FAIL (exit status 1): 1 patched'))
+		self.assertTrue(lines[-1].startswith('  patched/slob (6.1 tiny) zero_size_free.y: hang'))
+
 	def test_cell_rows_are_never_known(self) -> None:
 		v = self.row('vanilla', 'cell', 'crash', 'boot', 'crash during boot: x')
 		p = self.row('patched', 'cell', 'crash', 'boot', 'crash during boot: x')

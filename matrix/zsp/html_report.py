@@ -107,12 +107,21 @@ def not_passing(rows: List[Row], logs: Dict[Tuple[str, str, str, str, int], str]
 	return '<ul class="not-passing">\n' + '\n'.join(items) + '\n</ul>' if items else ''
 
 
+def verdict_section(rows: List[Row]) -> str:
+	"""The run's answer, first on the page: table.verdict()'s lines."""
+	rc, lines = table.verdict(rows)
+	cls = css_class('pass' if rc == 0 else 'fail')
+	return (f'<section id="verdict"><h2 class="{cls}">{html.escape(lines[0])}</h2>\n'
+		f'<pre>{html.escape(chr(10).join(lines[2:]))}</pre></section>')
+
+
 def render(run: str) -> str:
 	run_id = os.path.basename(os.path.normpath(run))
 	parts = [f'<h1>Run {html.escape(run_id)}</h1>']
 	if os.path.exists(os.path.join(run, 'results.json')):
 		rows = load_rows(os.path.join(run, 'results.json'))
 		logs = log_links(table.load_cells(run))
+		parts.append(verdict_section(rows))
 		for g in dict.fromkeys(table.group(r) for r in rows):
 			grows = [r for r in rows if table.group(r) == g]
 			removed = tuple(dict(axes.KERNELS[g[0]].removed)) if g[0] in axes.KERNELS else ()

@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-"""Merges the cells of one run into results.json and prints the table
-(rows: suite.case; columns: tree/allocator).
+"""Merges the cells of one run into results.json and prints its answer, then the table.
+
+The answer comes first (verdict()): the run's verdict and exit status,
+the counts per cell, the patched rows that did not pass. The table
+follows (rows: suite.case; columns: tree/allocator).
 
 Adds the Z7 row "zero_size_identical.same_on_all_allocators": for each
 tree that ran on more than one allocator, pass when every contract case has
@@ -263,6 +266,43 @@ def count_rows(rows: List[Row]) -> Dict[str, int]:
 	return n
 
 
+def cell_counts(rows: List[Row]) -> List[Tuple[str, str]]:
+	"""(cell, its statuses counted in STATUS_ORDER) per cell of the run,
+	in the run's order: "vanilla-slab (6.1 tiny)", "43 pass, 20 crash"."""
+	counts: Dict[Tuple[str, str, str, str], Dict[str, int]] = {}
+	for r in rows:
+		if r['case'] == Z7_ROW[1]:
+			continue	# derived from the others, not a result of the cell
+		key = (r['kernel'], r['profile'], r['tree'], r['allocator'])
+		n = counts.setdefault(key, {})
+		n[r['status']] = n.get(r['status'], 0) + 1
+	return [(f'{t}-{a} ({k} {p})',
+		 ', '.join(f'{n[st]} {st}' for st in STATUS_ORDER if n.get(st)))
+		for (k, p, t, a), n in counts.items()]
+
+
+def verdict(rows: List[Row]) -> Tuple[int, List[str]]:
+	"""The run's exit status and its answer, as the reader's first
+	lines: the verdict, the counts per cell, and the patched rows (and
+	cell errors) that did not pass, or "none"."""
+	gated = [(r, gate(r, rows)) for r in rows]
+	failed = [r for r, v in gated if v == 'fail']
+	known = [r for r, v in gated if v == 'known']
+	rc = 1 if failed else 0
+	head = (f'verdict: FAIL (exit status 1): {len(failed)} patched row(s) or cell '
+		'error(s) did not pass' if failed else
+		'verdict: PASS (exit status 0): every patched row passed; vanilla is the baseline')
+	lines = [head, '', 'cells:']
+	lines += [f'  {name:<34} {n}' for name, n in cell_counts(rows)]
+	lines += ['', 'patched rows that did not pass:']
+	lines += [f"  {r['tree']}/{r['allocator']} ({r['kernel']} {r['profile']}) "
+		  f"{r['suite']}.{r['case']}: {r['status']}: {r.get('detail', '')}"
+		  for r in failed] or ['  none']
+	lines += [f"  known: {r['allocator']} ({r['kernel']} {r['profile']}) {r['case']} "
+		  'fails as on vanilla, same status and reason' for r in known]
+	return rc, lines
+
+
 def report(rows: List[Row], cells: List[Row]) -> str:
 	"""The table of each (kernel, profile), the default one unlabelled."""
 	texts = []
@@ -300,17 +340,12 @@ def main(run: str) -> int:
 	cells = load_cells(run)
 	rows = flatten(run_id, cells)
 	dump_json(os.path.join(run, 'results.json'), {'run': run_id, 'rows': rows})
-	text = report(rows, cells)
+	rc, answer = verdict(rows)
+	text = '\n'.join(answer) + '\n\n' + report(rows, cells)
 	with open(os.path.join(run, 'table.txt'), 'w') as f:
 		f.write(text + '\n')
 	html_report.main(run)
 	print(text)
-	known = [r for r in rows if gate(r, rows) == 'known']
-	for r in known:
-		print(f"known: {r['allocator']} {r['case']} fails on patched as on vanilla "
-		      f"(same status and reason): counted as passed")
-	failed = [r for r in rows if gate(r, rows) == 'fail']
-	print(f'\nrun {run_id}: {len(failed)} failing (patched tree and cell errors; '
-	      f'vanilla is the baseline); results: {run}/results.json')
-	return 1 if failed else 0
+	print(f'\nrun {run_id}: {answer[0]}; results: {run}/results.json')
+	return rc
 
