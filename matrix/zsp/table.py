@@ -28,7 +28,7 @@ import re
 import sys
 from typing import Dict, List, Tuple
 
-from . import axes, baseline, html_report
+from . import axes, baseline, html_report, report_ktap
 from .axes import TREES, all_allocators
 from .results import CONTRACT_PREFIX, Row, dump_json, is_contract, load_json, load_rows
 
@@ -345,6 +345,7 @@ def main(run: str) -> int:
 	with open(os.path.join(run, 'table.txt'), 'w') as f:
 		f.write(text + '\n')
 	html_report.main(run)
+	report_ktap.write(run, rows)
 	print(text)
 	print(f'\nrun {run_id}: {answer[0]}; results: {run}/results.json')
 	return rc
