@@ -243,6 +243,140 @@ class ReportTest(unittest.TestCase):
 					 ('slub_kunit', 'after test_first_word', 'insmod')])
 
 
+class LockdepTest(unittest.TestCase):
+	"""Issue 31, finding 6: lockdep's and RCU-lockdep's reports are
+	splats of the case they came in, as WARN()'s are."""
+
+	# Each report's first line, as kernel/locking/lockdep.c prints it (6.1,
+	# 6.12 and 7.3 alike; "suspicious RCU usage" is lockdep_rcu_suspicious()),
+	# and the report's line after the ident and rule.
+	REPORTS = [
+		('WARNING: possible circular locking dependency detected',
+		 'kunit_try_catch/74 is trying to acquire lock:'),
+		('WARNING: possible recursive locking detected',
+		 'kunit_try_catch/74 is trying to acquire lock:'),
+		('WARNING: inconsistent lock state',
+		 'inconsistent {SOFTIRQ-ON-W} -> {IN-SOFTIRQ-W} usage.'),
+		('WARNING: possible irq lock inversion dependency detected',
+		 'kunit_try_catch/74 just changed the state of lock:'),
+		('WARNING: SOFTIRQ-safe -> SOFTIRQ-unsafe lock order detected',
+		 'kunit_try_catch/74 [HC0[0]:SC0[0]:HE1:SE1] is trying to acquire:'),
+		('WARNING: bad unlock balance detected!',
+		 'kunit_try_catch/74 is trying to release lock (slab_mutex) at:'),
+		('WARNING: bad contention detected!',
+		 'kunit_try_catch/74 is trying to contend lock (slab_mutex) at:'),
+		('WARNING: held lock freed!',
+		 'kunit_try_catch/74 is freeing memory ffff888005a67e00-ffff888005a67e3f, '
+		 'with a lock still held there!'),
+		('WARNING: kunit_try_catch/74 still has locks held!',
+		 '1 lock held by kunit_try_catch/74:'),
+		('WARNING: lock held when returning to user space!',
+		 'kunit_try_catch/74 is leaving the kernel with locks still held!'),
+		('WARNING: suspicious RCU usage',
+		 'mm/slab_common.c:1436 suspicious rcu_dereference_check() usage!'),
+		('WARNING: chain_key collision', 'kunit_try_catch/74: '),
+		('WARNING: Nested lock was not taken', 'kunit_try_catch/74 is trying to lock:'),
+	]
+
+	def window(self, report: List[str]) -> console.CaseEvents:
+		s = console.scan(KTAP_HEAD + ['    # z2_kfree: zsp-start'] + report +
+				 ['    ok 1 z2_kfree', '    # z2_kvfree: zsp-start', '    ok 2 z2_kvfree'])
+		self.assertEqual(s.cases['z2_kvfree'].splats, [])
+		self.assertEqual(s.outside, [])
+		return s.cases['z2_kfree']
+
+	def test_each_lockdep_report_is_a_splat_of_its_case(self) -> None:
+		for head, task in self.REPORTS:
+			for stamp in ('', '[   12.345678] '):
+				report = [stamp, stamp + '=' * len(head), stamp + head,
+					  stamp + '6.1.192+ #1 Tainted: G           O     N',
+					  stamp + '-' * len(head), stamp + task]
+				ev = self.window(report)
+				self.assertEqual(lines(ev.splats), [head], report)
+				self.assertEqual(ev.oopses, [])
+				r = verdict.console_verdict('pass', '', ev, 'zero_size_test')
+				self.assertEqual(r[0], 'fail', head)
+				self.assertIn(head, r[1])
+
+	def test_the_report_names_its_task(self) -> None:
+		"""From the line that names it, or the stack dump's "Comm:"
+		when no such line comes first; the report at a return to user
+		space has no stack dump."""
+		head = 'WARNING: lock held when returning to user space!'
+		ev = self.window(['=' * 48, head, '6.1.192+ #1 Tainted: G           O     N',
+				  '-' * 48, 'insmod/62 is leaving the kernel with locks still held!',
+				  '1 lock held by insmod/62:'])
+		self.assertEqual([e.comm for e in ev.splats], ['insmod'])
+		ev = self.window(['=' * 29, 'WARNING: suspicious RCU usage', '6.12.118+ #1 Not tainted',
+				  '-' * 29, 'mm/slab_common.c:1436 suspicious rcu_dereference_check() usage!',
+				  'no locks held by kunit_try_catch/83.', 'stack backtrace:',
+				  'CPU: 0 UID: 0 PID: 83 Comm: kunit_try_catch Not tainted 6.12.118+ #1'])
+		self.assertEqual([e.comm for e in ev.splats], ['kunit_try_catch'])
+
+	def test_sleeping_in_atomic_was_a_splat_already(self) -> None:
+		ev = self.window(['BUG: sleeping function called from invalid context at mm/slub.c:3240',
+				  'in_atomic(): 1, irqs_disabled(): 0, non_block: 0, pid: 74, name: kunit_try_catch',
+				  '[ BUG: Invalid wait context ]'])
+		self.assertEqual(len(ev.splats), 2)
+
+	def test_nothing_else_is_a_lockdep_report(self) -> None:
+		"""lockdep's banner at boot, its report's other lines, lines that
+		quote a report's head (a KUnit log line, the harness's) and
+		lockdep turning itself off are no splats."""
+		quiet = ['Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar',
+			 '... MAX_LOCKDEP_SUBCLASSES:  8', ' memory used by lock dependency info: 6493 kB',
+			 'rcu: \tRCU lockdep checking is enabled.', 'INFO: lockdep is turned off.',
+			 'Disabling lock debugging due to kernel taint',
+			 '======================================================',
+			 '6.1.192+ #1 Tainted: G           O     N',
+			 '1 lock held by kunit_try_catch/74:',
+			 ' #0: ffffffff82b1e5d0 (slab_mutex){+.+.}-{3:3}, at: kmem_cache_destroy+0x1c/0x150',
+			 '-> #1 (slab_mutex){+.+.}-{3:3}:', ' *** DEADLOCK ***',
+			 '    # z2_kfree: WARNING: suspicious RCU usage',
+			 '    # z2_kfree: EXPECTATION FAILED at kunit/zero_size_free.c:12',
+			 '    Expected WARNING: possible recursive locking detected',
+			 'zsp-harness: WARNING: held lock freed!',
+			 'WARNING: possible circular locking dependency detected, or not',
+			 'guest-init: WARNING: lock held when returning to user space!']
+		for line in quiet:
+			self.assertNotRegex(line, console.LOCKDEP)
+		self.assertEqual(self.window(quiet).splats, [])
+
+	def test_a_report_between_cases_is_the_modules(self) -> None:
+		s = console.scan(data('lockdep-lock-held-at-insmod-exit.console'))
+		self.assertEqual([(o.module, o.where, o.event.line, o.event.comm) for o in s.outside],
+				 [('zero_size_test', 'after z3_kmalloc_size_roundup',
+				   'WARNING: lock held when returning to user space!', 'insmod')])
+
+
+class KtapPlanTest(unittest.TestCase):
+	"""Issue 31, finding 11: an upstream module's KTAP plan and numbered
+	result lines, which say which case never reported."""
+
+	def test_plan_and_numbers(self) -> None:
+		seg = console.scan(data('upstream-ktap-lost-subtest.console')).segments[0]
+		self.assertEqual((seg.module, seg.plans), ('slub_kunit', {'slub_test': 15}))
+		numbered = seg.numbered['slub_test']
+		self.assertEqual(sorted(set(range(1, 16)) - set(numbered)), [11])
+		self.assertEqual(numbered[15], 'test_kvfree_rcu_zero_size_ptr')
+
+	def test_parameters_and_the_suites_own_line_are_no_cases(self) -> None:
+		"""A parameterised case's results are nested in it, and the
+		suite's own "ok 1 slub_test" is one level out; timestamps and
+		6.1's KTAP without "# module:" alike."""
+		seg = console.scan(['zsp-harness: begin kfence_test', '[    3.100000]     KTAP version 1',
+				    '[    3.100001]     # Subtest: kfence', '[    3.100002]     1..2',
+				    '[    3.100003]     ok 1 test_out_of_bounds_read',
+				    '[    3.100004]         KTAP version 1',
+				    '[    3.100005]         # Subtest: test_param',
+				    '[    3.100006]         ok 1 param-0', '[    3.100007]         ok 2 param-1',
+				    '[    3.100008]     ok 2 test_param', '[    3.100009] ok 1 kfence',
+				    'zsp-harness: end kfence_test rc=0']).segments[0]
+		self.assertEqual(seg.plans, {'kfence': 2})
+		self.assertEqual(seg.numbered, {'kfence': {1: 'test_out_of_bounds_read',
+							   2: 'test_param'}})
+
+
 class ExpectedTest(unittest.TestCase):
 	"""Defect 2: the module's own list of cases."""
 

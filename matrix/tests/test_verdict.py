@@ -127,6 +127,82 @@ class BootTest(PureCase):
 				  'zero_size_free.z2_kfree_rcu_rcu_head': 'pass'})
 
 
+class UpstreamPlanTest(PureCase):
+	"""Issue 31, finding 11: every case an upstream module's KTAP plan
+	announced ends with a row, as every case of the suite's zsp-cases
+	lines does."""
+
+	FINISHED = [{'boot': 1, 'log': 'boot-1.log', 'outcome': 'poweroff', 'reason': ''}]
+
+	def scan_boot(self, rows: verdict.Rows, n: int, lines: List[str],
+		      statuses: Statuses, r: qemu.BootResult = POWEROFF) -> None:
+		sc = console.scan(lines)
+		rows.begin_boot()
+		for seg in sc.segments:
+			rows.saw_segment(seg)
+			verdict.ktap_rows(rows, n, seg, statuses.get(seg.module, []), (), sc, False)
+		verdict.after_segments(rows, n, (), r, sc)
+
+	def test_unreadable_ktap_leaves_no_case_unjudged(self) -> None:
+		"""kunit.py read nothing (statuses empty): the console's result
+		lines still name each case, and each is an error, not absent;
+		so is the one whose line was lost, and the module's own row."""
+		rows = self.boot('upstream-ktap-lost-subtest.console',
+				 {'zero_size_test': [('z3_ksize', 'PASS')]})
+		verdict.finish(rows, self.FINISHED, ('slub_kunit', 'zero_size_test'))
+		got = table(rows)
+		slub = {k: v for k, v in got.items() if k.startswith('slub_test.')}
+		self.assertEqual(len(slub), 15)
+		self.assertEqual({v[0] for v in slub.values()}, {'error'})
+		self.assertIn('announced case 15 (test_kvfree_rcu_zero_size_ptr), which gave no '
+			      'verdict (0 of 15 did)', slub['slub_test.test_kvfree_rcu_zero_size_ptr'][1])
+		self.assertIn('announced case 11, which', slub['slub_test.#11'][1])
+		self.assertEqual(got['slub_kunit.slub_kunit'],
+				 ('error', 'no case result from slub_kunit (insmod rc=0): KTAP missing '
+				  'or unreadable (boot 1)'))
+		self.assertEqual(got['zero_size_query.z3_ksize'][0], 'pass')
+
+	def test_a_module_run_again_after_a_crash_fills_its_plan(self) -> None:
+		"""An oops stops the guest in slub_kunit's third case; the next
+		boot loads the module again. Its plan is met across the boots:
+		no error row, unless the case never reports in any boot."""
+		head = ['zsp-harness: begin slub_kunit', '    KTAP version 1',
+			'    # Subtest: slub_test', '    1..3', '    ok 1 test_clobber_zone',
+			'    ok 2 test_next_pointer']
+		oops = ['BUG: unable to handle page fault for address: ffffebde00000008',
+			'#PF: supervisor read access in kernel mode', 'Oops: 0000 [#1] SMP',
+			'CPU: 0 PID: 70 Comm: kunit_try_catch Tainted: G                 N 6.1.192 #1']
+		done = ['    ok 3 test_first_word', 'ok 1 slub_test', 'zsp-harness: end slub_kunit rc=0',
+			'zsp-harness: done', 'reboot: System halted']
+		two = [('test_clobber_zone', 'PASS'), ('test_next_pointer', 'PASS')]
+		crash = qemu.BootResult(Outcome.CRASH, 'Oops: 0000 [#1] SMP', 3.0)
+		for second, r in ((head + done, POWEROFF), (head + oops, crash)):
+			rows = verdict.Rows()
+			self.scan_boot(rows, 1, head + oops, {'slub_kunit': two}, crash)
+			self.assertNotIn('slub_kunit', rows.modules_done)
+			self.scan_boot(rows, 2, second, {'slub_kunit': two + (
+				[('test_first_word', 'PASS')] if r is POWEROFF else [])}, r)
+			verdict.finish(rows, [{'boot': n, 'log': f'boot-{n}.log', 'outcome': str(b.outcome),
+					       'reason': b.reason} for n, b in ((1, crash), (2, r))],
+				       ('slub_kunit',))
+			got = table(rows)
+			self.assertEqual(got['slub_kunit.slub_kunit'][0], 'crash')
+			if r is POWEROFF:
+				self.assertEqual(rows.results['test_first_word'].status, 'pass')
+				self.assertNotIn('slub_test.#3', got)
+			else:
+				self.assertEqual(got['slub_test.#3'][0], 'error')
+				self.assertIn('(2 of 3 did); last boot 2 ended: crash Oops', got['slub_test.#3'][1])
+
+	def test_the_suites_own_plan_is_its_zsp_cases(self) -> None:
+		"""zero_size_test skips what earlier boots judged and --only
+		plans out: its KTAP plan is no list of what must have a row."""
+		rows = self.boot('qemu-killed-mid-case.boot-2.console',
+				 {'zero_size_test': [('z2_kfree_rcu_rcu_head', 'PASS')]},
+				 skip=['z2_kfree', 'z2_kvfree_rcu_headless'])
+		self.assertEqual(rows.plans, {})
+
+
 class HandlerTest(PureCase):
 	"""The table's modules need no kunit.py: handlers.collect judges them
 	with processes refused."""

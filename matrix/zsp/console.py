@@ -13,7 +13,9 @@ their "ok N <case>" line last (after draining RCU-deferred frees and
 system_wq), so everything between the two is the case's, whichever thread
 printed it. Upstream KUnit modules (slub_kunit) print no start line; there
 a message belongs to the case whose result line follows it, as kunit.py
-files log lines too.
+files log lines too. Nor do they list their cases: each suite's KTAP plan
+("1..N") and its numbered result lines are kept (Segment.plans), so that
+a case that never reported is known to be missing.
 """
 
 import re
@@ -29,9 +31,16 @@ CASE_START = re.compile(r'# (\w+): zsp-start')
 EXPECT_OOPS = re.compile(r'# (\w+): zsp-expect-oops(?: (read|write))?(?: at (0x[0-9a-f]+))?')
 # From each suite's suite_init: the cases the module will report on.
 ZSP_CASES = re.compile(r'(?:^|[\s:\]])zsp-cases (\w+):((?:\s+\w+)*)\s*$')
-# Group 1 is the indentation: a case's result is nested in its suite's.
-# A case name may hold '-' (kfence_test's "test_double_free-memcache").
-CASE_RESULT = re.compile(r'^' + TIMESTAMP + r'(\s*)(?:not )?ok \d+ (\w[\w-]*)')
+# Group 1 is the indentation: a case's result is nested in its suite's;
+# group 2 its number in the suite, group 3 its name. A case name may
+# hold '-' (kfence_test's "test_double_free-memcache").
+CASE_RESULT = re.compile(r'^' + TIMESTAMP + r'(\s*)(?:not )?ok (\d+) (\w[\w-]*)')
+# A suite's KTAP header and plan (lib/kunit/test.c: kunit_print_suite_start):
+# "    # Subtest: slub_test", "    1..15", at one indentation; 7.x puts
+# "    # module: slub_kunit" between them. A parameterised case's own
+# "# Subtest:" is nested deeper, in its suite's.
+SUBTEST = re.compile(r'^' + TIMESTAMP + r'(\s*)# Subtest: (\S+)')
+PLAN = re.compile(r'^' + TIMESTAMP + r'(\s*)1\.\.(\d+)\s*$')
 # An upstream test's case that needs another config (KASAN's
 # KASAN_TEST_NEEDS_CONFIG_ON/OFF): "ok 7 name # SKIP Test requires CONFIG_X=n".
 NEEDS_CONFIG = re.compile(r'# SKIP Test requires (CONFIG_\w+=\w+)\s*$')
@@ -74,6 +83,37 @@ KMEMLEAK_WARN = (r'kmemleak: (?:Cannot insert|Cannot allocate a kmemleak_object|
 SLAB_DEBUG = (r"slab error in \w+\(\): cache `|Slab corruption \(|"
 	      r'slab: double free detected in cache|kfree_debugcheck: out of range ptr')
 SLAB_DEBUG_RE = re.compile(SLAB_DEBUG)
+# lockdep's reports (kernel/locking/lockdep.c; "suspicious RCU usage" is
+# RCU-lockdep's, lockdep_rcu_suspicious()): a rule of "=", one of these
+# lines, the kernel's ident, a rule of "-", the report and (all but the
+# one at a return to user space) a stack dump. Each is a locking bug the
+# kernel survived, a splat as WARN()'s is: "WARNING: CPU: " is only
+# WARN()'s. Whole lines at the start, as pr_warn() prints them: a KUnit
+# log line (indented, "# case: ...") or the harness's own cannot match.
+# lockdep's "BUG: MAX_LOCKDEP_* too low!" and "[ BUG: Invalid wait
+# context ]" are splats already ("BUG: ").
+# The caller id CONFIG_PRINTK_CALLER adds after the time: "[  T70]".
+CALLER = r'(?:\[\s*[TC]\d+\] ?)?'
+LOCKDEP = re.compile(r'^' + TIMESTAMP + CALLER + r'(WARNING: (?:'
+		     r'possible circular locking dependency detected|'
+		     r'possible recursive locking detected|'
+		     r'inconsistent lock state|'
+		     r'possible irq lock inversion dependency detected|'
+		     r'[\w-]+-safe -> [\w-]+-unsafe lock order detected|'
+		     r'bad unlock balance detected!|'
+		     r'bad contention detected!|'
+		     r'held lock freed!|'
+		     r'\S+/\d+ still has locks held!|'
+		     r'lock held when returning to user space!|'
+		     r'suspicious RCU usage|'
+		     r'chain_key collision|'
+		     r'Nested lock was not taken))\s*$')
+# The line of a lockdep report that names its task ("<comm>/<pid> is
+# trying to acquire lock:", "... [HC0[0]:SC0[0]:HE1:SE1] takes:", the
+# chain_key collision's "<comm>/<pid>: "): the report at a return to user
+# space has no stack dump, so no "Comm:" line.
+LOCKDEP_TASK = re.compile(r'^' + TIMESTAMP + CALLER + r'(\S+)/\d+(?: is (?:trying|freeing|leaving)|'
+			  r' just changed| \[HC\d|:\s*$)')
 # SLUB's debug reports: "BUG <cache> (<taint>): <what>", no colon after BUG.
 SPLAT = re.compile(r'WARNING: CPU: |BUG: |kernel BUG at|INFO: task .* blocked|'
 		   r'BUG \S+ \([^)]*\): |' + KMEMLEAK_WARN + '|' + SLAB_DEBUG)
@@ -210,6 +250,13 @@ class Segment:
 	last_case: Optional[str] = None
 	# Events awaiting the result line of the case they happened in.
 	pending: List[Event] = field(default_factory=list)
+	# Each suite's KTAP plan: how many cases its "1..N" announced, and
+	# the case-level result lines by number. An upstream module has no
+	# zsp-cases line: its plan is what says a case is missing.
+	plans: Dict[str, int] = field(default_factory=dict)
+	numbered: Dict[str, Dict[int, str]] = field(default_factory=dict)
+	# The suite whose cases' results come now, and their indentation.
+	suite: Optional[Tuple[str, str]] = None
 
 
 @dataclass
@@ -407,9 +454,39 @@ class _Scanner:
 			self.failing.failures[-1] += ': ' + line.strip()
 		self.failing = None
 		if m:
-			self.result(m.group(2), bool(m.group(1)), needs(line))
+			self.numbered(m.group(1), int(m.group(2)), m.group(3))
+			self.result(m.group(3), bool(m.group(1)), needs(line))
+			return True
+		return self.suite_line(line)
+
+	def suite_line(self, line: str) -> bool:
+		"""A suite's "# Subtest:" header or its plan: which suite the
+		result lines that follow belong to, and how many it announced."""
+		seg = self.seg
+		if not seg:
+			return False
+		m = SUBTEST.search(line)
+		if m:
+			if not seg.suite or len(m.group(1)) <= len(seg.suite[1]):
+				seg.suite = (m.group(2), m.group(1))
+			return True
+		m = PLAN.search(line)
+		if m and seg.suite and m.group(1) == seg.suite[1] and seg.suite[0] not in seg.plans:
+			seg.plans[seg.suite[0]] = int(m.group(2))
 			return True
 		return False
+
+	def numbered(self, indent: str, number: int, name: str) -> None:
+		"""A result line at the open suite's indentation is one of its
+		cases'; one less indented is the suite's own: the suite ended."""
+		seg = self.seg
+		if not seg or not seg.suite:
+			return
+		suite, level = seg.suite
+		if indent == level:
+			seg.numbered.setdefault(suite, {}).setdefault(number, name)
+		elif len(indent) < len(level):
+			seg.suite = None
 
 	def become_zsp(self) -> None:
 		if self.seg and not self.seg.zsp:
@@ -454,7 +531,14 @@ class _Scanner:
 		if m and self.last and self.last.line.startswith('BUG: KASAN:') and not self.last.address:
 			self.last.access, self.last.address = m.group(1).lower(), m.group(2)
 			return
-		if SOFT_LOCKUP.search(line):
+		m = LOCKDEP_TASK.search(line)
+		if m and self.last and not self.last.comm and LOCKDEP.search(self.last.line):
+			self.last.comm = m.group(1)
+			return
+		lockdep = LOCKDEP.search(line)
+		if lockdep:
+			self.attach(Event('splat', lockdep.group(1)))
+		elif SOFT_LOCKUP.search(line):
 			self.attach(Event('lockup', text))
 		elif PANIC.search(line):
 			self.attach(Event('panic', text))

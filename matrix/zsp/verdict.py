@@ -8,7 +8,8 @@ splat fails it, and a case that announced an expected oops (Z6) passes
 only with exactly one oops, at ZERO_SIZE_PTR's address, in the zsp_fault
 thread, of the announced access.
 
-Nothing is lost: every case the module listed (zsp-cases) ends with a
+Nothing is lost: every case the module listed (zsp-cases), and every
+case an upstream module's KTAP plan announced ("1..N"), ends with a
 result or an error row; what the kernel printed outside every case fails
 the module's row ("<module>.outside_cases"; "cell.boot" outside any
 module); a case reported twice is an error; and a QEMU that failed or was
@@ -175,6 +176,11 @@ class Rows:
 	# Case -> suite: the union of every boot's zsp-cases lines.
 	expected: Dict[str, str] = field(default_factory=dict)
 	suite_loaded: bool = False
+	# An upstream module's suites, (module, suite): the number of cases
+	# its KTAP plan announced, and each case's name by its number, from
+	# every boot (a module that crashed runs again in the next).
+	plans: Dict[Tuple[str, str], int] = field(default_factory=dict)
+	numbered: Dict[Tuple[str, str], Dict[int, str]] = field(default_factory=dict)
 	# Rows written by the boot being collected, and those of them a
 	# fatal event outside the cases went to.
 	touched: Set[str] = field(default_factory=set)
@@ -197,6 +203,13 @@ class Rows:
 			for case in cases:
 				self.expected.setdefault(case, suite)
 				self.suite_of.setdefault(case, suite)
+		if seg.zsp or seg.module == SUITE_MODULE:
+			return	# its zsp-cases lines list its cases, planned-out ones too
+		for suite, count in seg.plans.items():
+			self.plans[seg.module, suite] = count
+		for suite, names in seg.numbered.items():
+			for number, case in names.items():
+				self.numbered.setdefault((seg.module, suite), {}).setdefault(number, case)
 
 	def record(self, case: str, status: str, detail: str, n: int,
 		   suite: Optional[str] = None) -> None:
@@ -282,6 +295,13 @@ def ktap_rows(rows: Rows, n: int, seg: console.Segment, statuses: List[Tuple[str
 			judge(rows, case, kstatus, ev, n, seg.module, distinct)
 		if seg.zsp or seg.module == SUITE_MODULE:
 			rows.suite_cases.add(case)
+	if not statuses and not seg.zsp and seg.module != SUITE_MODULE and seg.rc is not None:
+		# An upstream module that ran to its end and reported nothing
+		# (insmod failed, or kunit.py could read no KTAP): its cases are
+		# not all passing, they are unknown.
+		key, suite, case = module_row(seg.module, False)
+		rows.merge(key, suite, case, 'error', f'no case result from {seg.module} '
+			   f'(insmod rc={seg.rc}): KTAP missing or unreadable (boot {n})', n)
 
 
 def after_segments(rows: Rows, n: int, skip: Sequence[str], r: qemu.BootResult,
@@ -384,9 +404,9 @@ def end_detail(r: qemu.BootResult, ev: console.CaseEvents, host: bool) -> str:
 # -- the cell's end -----------------------------------------------------------
 
 def finish(rows: Rows, boots: List[Row], modules: Sequence[str]) -> None:
-	"""Every case the module listed has a row; so does a suite that
-	listed nothing or reported nothing, and each of the planned
-	@modules."""
+	"""Every case the module listed has a row, and every case an
+	upstream module's KTAP plan announced; so does a suite that listed
+	nothing or reported nothing, and each of the planned @modules."""
 	n = len(boots)
 	# In the cell's directory, which the table names beside the row.
 	log = boots[-1]['log'] if boots else '-'
@@ -402,15 +422,44 @@ def finish(rows: Rows, boots: List[Row], modules: Sequence[str]) -> None:
 		rows.record(SUITE_MODULE, 'error',
 			    f'no result from the suite ({why}); see {log}', n, suite='cell')
 	last = boots[-1] if boots else {'outcome': '-', 'reason': ''}
+	ended = f"last boot {n} ended: {last['outcome']} {last['reason']}".strip()
 	# A planned module besides the suite that never ran to its end nor
 	# crashed (the boots ran out first) has no row of its own yet.
 	for m in modules:
 		key, suite, case = module_row(m, False)
 		if m != SUITE_MODULE and m not in rows.modules_done and key not in rows.results:
-			rows.record(case, 'error', f'{m} never ran to its end; last boot {n} '
-				    f"ended: {last['outcome']} {last['reason']}".strip(), n, suite=suite)
+			rows.record(case, 'error', f'{m} never ran to its end; {ended}', n, suite=suite)
 	for case, suite in rows.expected.items():
 		if case not in rows.results and rows.selected(case):
-			rows.record(case, 'error', f'{NEVER_STARTED}; '
-				    f"last boot {n} ended: {last['outcome']} {last['reason']}".strip(),
-				    n, suite=suite)
+			rows.record(case, 'error', f'{NEVER_STARTED}; {ended}', n, suite=suite)
+	for (module, suite), count in rows.plans.items():
+		unreported(rows, module, suite, count, n, ended)
+
+
+def has_row(rows: Rows, case: str) -> bool:
+	"""A case of an upstream module has a verdict: its own row, or (a
+	parameterised case, which kunit.py reports by its parameters) rows
+	of the group its name heads."""
+	return case in rows.results or any(r.suite == case for r in rows.results.values())
+
+
+def unreported(rows: Rows, module: str, suite: str, count: int, n: int,
+	       ended: str) -> None:
+	"""Every case an upstream suite's KTAP plan announced (@count) and
+	no boot gave a verdict: an error row, never a gap. As with the
+	suite's own cases: a result line lost, the module stopped before its
+	end (a hang, a crash it never got past), or the case ran only after
+	the kernel was stopped. A case no result line ever named is known by
+	its number: "#k"."""
+	names = rows.numbered.get((module, suite), {})
+	missing = [k for k in range(1, count + 1) if k not in names or not has_row(rows, names[k])]
+	for k in missing:
+		case = names.get(k, '')
+		which = f'case {k} ({case})' if case else f'case {k}'
+		detail = (f'no result from {module}: its KTAP plan (1..{count}) announced '
+			  f'{which}, which gave no verdict ({count - len(missing)} of {count} '
+			  f'did); {ended}')
+		if case:
+			rows.record(case, 'error', detail, n, suite=suite)
+		else:
+			rows.merge(f'{suite}.#{k}', suite, f'#{k}', 'error', detail, n)
