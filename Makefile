@@ -155,7 +155,7 @@ run: deps
 
 # A run's results for other tools: RUN/kcidb.json (KernelCI) and RUN/junit.xml.
 export:
-	@$(ZSP) export $(or $(RUN),$(RESULTS)/latest)$(if $(PATCHES), --patches $(abspath $(PATCHES)))
+	@$(ZSP) export $(or $(RUN),$(RESULTS)/latest)
 
 # Cells of several runs (CI jobs, other machines or caches) as one run.
 # RUNS may hold newlines (RUNS="$$(ls -d ...)", as the CI files give it):

@@ -2,12 +2,16 @@
 """cache.py: which inputs key a cell's results, and which results are kept."""
 
 import ast
+import contextlib
+import dataclasses
+import io
 import json
 import os
 import tempfile
 import unittest
+from unittest import mock
 
-from zsp import cache
+from zsp import cache, qemu, results, runner
 
 
 def boot(outcome: str, reason: str = '') -> dict:
@@ -34,11 +38,21 @@ class KeyTest(unittest.TestCase):
 	def tearDown(self) -> None:
 		self.tmp.cleanup()
 
-	def key(self, modules: str = 'zero_size_test', timeout: float = 300) -> str:
-		return cache.key(self.kernel, self.initrd, self.tool, modules, timeout, 30)
+	def key(self, modules: str = 'zero_size_test', timeout: float = 300,
+		qemu_version: str = 'QEMU emulator version 7.2.22', accel: str = 'tcg') -> str:
+		return cache.key(self.kernel, self.initrd, self.tool, modules, timeout, 30,
+				 qemu_version=qemu_version, accel=accel)
 
 	def test_same_inputs_same_key(self) -> None:
 		self.assertEqual(self.key(), self.key())
+
+	def test_the_emulator_counts(self) -> None:
+		"""A result booted under TCG is no result under KVM, which runs a
+		guest many times faster against the same limits, nor under another
+		QEMU: keys differing only in those must differ."""
+		before = self.key()
+		self.assertNotEqual(self.key(qemu_version='QEMU emulator version 8.2.2'), before)
+		self.assertNotEqual(self.key(accel='kvm'), before)
 
 	def test_harness_is_the_boot_path(self) -> None:
 		"""A module the boots import and HARNESS lacks would reuse results
@@ -65,6 +79,80 @@ class KeyTest(unittest.TestCase):
 				f.write('v2')
 			self.assertNotEqual(self.key(), before, path)
 			before = self.key()
+
+
+class CellKeyTest(unittest.TestCase):
+	"""runner.cache_key: a cell's key is of the QEMU and the accelerator
+	its boots get (qemu.accelerator(), qemu.version()), not only of what
+	the caller passes."""
+
+	def setUp(self) -> None:
+		self.tmp = tempfile.TemporaryDirectory()
+		self.addCleanup(self.tmp.cleanup)
+		paths = [os.path.join(self.tmp.name, n) for n in ('bzImage', 'cpio', 'kunit.py')]
+		for path in paths:
+			with open(path, 'w') as f:
+				f.write('v1')
+		self.req = runner.BootRequest(
+			kernel_version='6.1', profile='tiny', tree='patched', alloc='slub',
+			kernel=paths[0], initrd=paths[1], gen_init_cpio='', kunit_tool=paths[2],
+			modules=('zero_size_test',), out='', timeout=300, silence=20, max_boots=1,
+			store='s', fresh=False, not_available=(), only=frozenset(),
+			distinct_fault=False, series=None, kernel_sha256='')
+
+	def key(self, kvm: bool, version: str) -> str:
+		with mock.patch.object(qemu, 'kvm_usable', return_value=kvm), \
+		     mock.patch.object(qemu, 'version', return_value=version):
+			return runner.cache_key(self.req)
+
+	def test_kvm_or_tcg_and_the_qemu_version_key_the_cell(self) -> None:
+		tcg = self.key(False, 'QEMU emulator version 7.2.22')
+		self.assertEqual(self.key(False, 'QEMU emulator version 7.2.22'), tcg)
+		self.assertNotEqual(self.key(True, 'QEMU emulator version 7.2.22'), tcg)
+		self.assertNotEqual(self.key(False, 'QEMU emulator version 8.2.2'), tcg)
+
+	def test_the_accelerator_is_the_boots(self) -> None:
+		"""The key's accelerator is the one qemu_command() gives a boot."""
+		for kvm in (False, True):
+			with mock.patch.object(qemu, 'kvm_usable', return_value=kvm):
+				cmd = qemu.qemu_command('k', 'i', 'a')
+				self.assertEqual(cmd[cmd.index('-accel') + 1], qemu.accelerator())
+
+	def test_a_reused_cell_records_its_own_inputs(self) -> None:
+		"""The verdict is copied (the same image, initramfs, harness and
+		QEMU); the series is this cell's: the same image may come from a
+		series edited where the kernel does not see it (a commit message)."""
+		earlier = os.path.join(self.tmp.name, 'run1', 'patched-slub')
+		os.makedirs(earlier)
+		old = {'digest': 'a' * 64, 'patchset_hash': 'b' * 64, 'patches': ['0001-old.patch']}
+		results.dump_json(os.path.join(earlier, 'cell.json'),
+				  {'series': old, 'kernel_image_sha256': 'c' * 64,
+				   'boots': [boot('poweroff')], 'cases': [case('pass')]})
+		new = {'digest': 'd' * 64, 'patchset_hash': 'e' * 64, 'patches': ['0001-new.patch']}
+		out = os.path.join(self.tmp.name, 'run2', 'patched-slub')
+		os.makedirs(out)
+		store = os.path.join(self.tmp.name, 'store')
+		req = dataclasses.replace(self.req, out=out, store=store, series=new,
+					  kernel_sha256='f' * 64)
+		with mock.patch.object(qemu, 'kvm_usable', return_value=False), \
+		     mock.patch.object(qemu, 'version', return_value='QEMU 7.2'), \
+		     contextlib.redirect_stderr(io.StringIO()):
+			cache.save(store, runner.cache_key(req), earlier)
+			self.assertEqual(runner.Cell(req).run(), 0)
+		cell = results.load_json(os.path.join(out, 'cell.json'))
+		self.assertEqual(cell['reused_from'], '../run1/patched-slub')
+		self.assertEqual(results.recorded_series(cell), new)
+		self.assertEqual(cell['kernel_image_sha256'], 'f' * 64)
+
+	def test_qemu_version_is_asked_once(self) -> None:
+		qemu.version.cache_clear()
+		self.addCleanup(qemu.version.cache_clear)
+		done = mock.Mock(returncode=0, stdout='QEMU emulator version 7.2.22\n')
+		with mock.patch.object(qemu.subprocess, 'run', return_value=done) as run:
+			self.assertEqual(qemu.version('qemu-x'), 'QEMU emulator version 7.2.22')
+			self.assertEqual(qemu.version('qemu-x'), 'QEMU emulator version 7.2.22')
+		self.assertEqual(run.call_count, 1)
+		self.assertTrue(qemu.version(os.path.join(self.tmp.name, 'none')).startswith('unknown'))
 
 
 class StoreTest(unittest.TestCase):

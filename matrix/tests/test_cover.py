@@ -5,8 +5,10 @@ that the cover letter still names the series."""
 import os
 import tempfile
 import unittest
+from typing import Any, Dict, Optional
 
-from zsp import axes, cover
+from zsp import axes, cover, errors, results, series
+from zsp.settings import Settings
 
 PATCH = '''From 1 Mon Sep 17 00:00:00 2001
 From: Zero-size series <zsp@example.org>
@@ -38,6 +40,51 @@ class CoverTest(unittest.TestCase):
 	def write_cover(self, text: str) -> None:
 		with open(os.path.join(self.dir, cover.OUTPUT), 'w') as f:
 			f.write(text)
+
+	def make_run(self, recorded: Optional[Dict[str, Any]], name: str = 'patched-slub') -> str:
+		"""A finished run whose cell @name recorded @recorded as its series
+		(None: a cell.json from before schema 2)."""
+		run = os.path.join(self.dir, 'run')
+		os.makedirs(os.path.join(run, name))
+		cell: Dict[str, Any] = {'boots': [], 'cases': []}
+		if recorded is not None:
+			cell['series'] = recorded
+		results.dump_json(os.path.join(run, name, 'cell.json'), cell)
+		results.dump_json(os.path.join(run, 'results.json'), {'rows': [row('slub', 'patched',
+										    'pass')]})
+		return run
+
+	def refused(self, run: str, *want: str) -> None:
+		with self.assertRaises(errors.CoverError) as e:
+			cover.check_run_series(run, self.dir, '6.1')
+		for w in want:
+			self.assertIn(w, str(e.exception))
+		self.assertNotIn('\n', str(e.exception))
+
+	def test_a_run_of_this_series(self) -> None:
+		cover.check_run_series(self.make_run(series.record(self.dir)), self.dir, '6.1')
+
+	def test_a_run_of_another_series_is_refused(self) -> None:
+		"""Its results would vouch for patches that were never booted."""
+		run = self.make_run(series.record(self.dir))
+		with open(os.path.join(self.dir, '0002-x.patch'), 'a') as f:
+			f.write('an edit after the run\n')
+		self.refused(run, f'{run} was made with another series', 'patched-slub',
+			     'give RUN= a run of this series')
+
+	def test_a_run_that_recorded_no_series_is_refused(self) -> None:
+		self.refused(self.make_run(None), 'recorded no series', 'give RUN= a run of this series')
+
+	def test_a_run_without_a_patched_cell_is_refused(self) -> None:
+		run = self.make_run(series.no_series(), name='vanilla-slub')
+		self.refused(run, 'no patched cell of kernel 6.1', 'give RUN= a run of this series')
+
+	def test_main_refuses_before_it_touches_a_tree(self) -> None:
+		run = self.make_run(dict(series.record(self.dir), digest='b' * 64))
+		s = Settings(cache=os.path.join(self.dir, 'cache'), patches=self.dir)
+		with self.assertRaisesRegex(errors.CoverError, 'was made with another series'):
+			cover.main(s, run)
+		self.assertFalse(os.path.exists(s.cache))
 
 	def test_subject_unfolded_without_prefix(self) -> None:
 		self.assertEqual(cover.subject(os.path.join(self.dir, '0001-x.patch')),

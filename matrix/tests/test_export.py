@@ -12,11 +12,11 @@ import tempfile
 import unittest
 import urllib.parse
 import xml.etree.ElementTree as ET
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import jsonschema
 
-from zsp import errors, export, results
+from zsp import errors, export, results, series
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'data')
 SCHEMA = os.path.join(DATA, 'kcidb-v5-schema.json')
@@ -55,23 +55,31 @@ def write(path: str, text: str) -> None:
 		f.write(text)
 
 
-def cell_json(tree: str, alloc: str, boots: List[Tuple[int, str]]) -> str:
-	return json.dumps({'schema': 1, 'kernel': '6.1', 'tree': tree, 'profile': 'tiny',
-			   'allocator': alloc, 'not_available': [],
-			   'boots': [{'boot': n, 'log': f'boot-{n}.log', 'outcome': o,
-				      'reason': '', 'seconds': 1.0} for n, o in boots],
-			   'cases': []})
+def cell_json(tree: str, alloc: str, boots: List[Tuple[int, str]],
+	      recorded: Optional[Dict[str, Any]] = None) -> str:
+	"""A cell.json; @recorded: its series, or None for one of schema 1,
+	which records none."""
+	cell = {'schema': 1, 'kernel': '6.1', 'tree': tree, 'profile': 'tiny',
+		'allocator': alloc, 'not_available': [],
+		'boots': [{'boot': n, 'log': f'boot-{n}.log', 'outcome': o,
+			   'reason': '', 'seconds': 1.0} for n, o in boots],
+		'cases': []}
+	if recorded is not None:
+		cell.update(schema=2, series=recorded, kernel_image_sha256='0' * 64)
+	return json.dumps(cell)
 
 
-def make_run(run: str) -> None:
+def make_run(run: str, recorded: Optional[Dict[str, Any]] = None) -> None:
 	"""Three cells: patched-slub and vanilla-slub built and booted,
-	vanilla-slab failed to build."""
+	vanilla-slab failed to build; the patched cell @recorded its series."""
 	write(os.path.join(run, 'results.json'),
 	      json.dumps({'schema': 1, 'run': RUN_ID, 'rows': ROWS}))
 	for name, boots in (('patched-slub', [(1, 'poweroff')]),
 			    ('vanilla-slub', [(1, 'crash'), (2, 'hang'), (3, 'poweroff')])):
 		tree, alloc = name.split('-')
-		write(os.path.join(run, name, 'cell.json'), cell_json(tree, alloc, boots))
+		write(os.path.join(run, name, 'cell.json'), cell_json(
+			tree, alloc, boots, recorded if tree == 'patched' else
+			series.no_series() if recorded else None))
 		write(os.path.join(run, name, 'config'), 'CONFIG_SLUB=y\n')
 		write(os.path.join(run, name, 'timings'), 'config 1.50\nkernel 100.25\nmodule 2.00\n'
 		      'initramfs 0.25\nboot 9.00\n')
@@ -115,14 +123,15 @@ class ExportTest(unittest.TestCase):
 		self.tmp = tempfile.TemporaryDirectory()
 		self.run = os.path.join(self.tmp.name, RUN_ID)
 		self.patches = os.path.join(self.tmp.name, 'patches')
-		make_run(self.run)
 		self.patch_paths = make_series(self.patches)
+		# As runner.write records it when the cell boots.
+		make_run(self.run, series.record(self.patches))
 
 	def tearDown(self) -> None:
 		self.tmp.cleanup()
 
 	def report(self) -> Dict[str, Any]:
-		return export.kcidb(self.run, patches=self.patches)
+		return export.kcidb(self.run)
 
 	def by_path(self, cell: str) -> Dict[str, Dict[str, Any]]:
 		return {t['path']: t for t in self.report()['tests']
@@ -211,6 +220,46 @@ class ExportTest(unittest.TestCase):
 				 ['common/0001-a.patch', 'slub/0002-b.patch'])
 		self.assertNotIn('patchset_files', checkouts['debian-6.1-vanilla']['misc'])
 
+	def test_patchset_hash_is_the_runs_not_todays(self) -> None:
+		"""The series changed (or went) since the run: the checkout is
+		still the series the run booted."""
+		want = self.report()['checkouts']
+		with open(self.patch_paths[0], 'a') as f:
+			f.write('+an edit after the run\n')
+		self.assertEqual(self.report()['checkouts'], want)
+		os.unlink(os.path.join(self.patches, 'series'))
+		self.assertEqual(self.report()['checkouts'], want)
+
+	def test_a_run_that_recorded_no_series_has_no_hash(self) -> None:
+		"""A run from before schema 2: the hash is unknown, and said to be,
+		never computed from today's series."""
+		shutil.rmtree(self.run)
+		make_run(self.run)
+		report = self.report()
+		self.assertEqual(list(validator().iter_errors(report)), [])
+		checkouts = {c['tree_name']: c for c in report['checkouts']}
+		patched = checkouts['debian-6.1-patched']
+		self.assertNotIn('patchset_hash', patched)
+		self.assertIn('unknown', patched['misc']['patchset_hash'])
+		self.assertNotIn('patchset_files', patched['misc'])
+		self.assertEqual(checkouts['debian-6.1-vanilla']['patchset_hash'], '')
+		err = io.StringIO()
+		with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+			export.main(self.run)
+		self.assertIn('debian-6.1-patched: patchset_hash unknown', err.getvalue())
+
+	def test_cells_of_two_series_are_refused(self) -> None:
+		"""A checkout is one series: a run whose cells ran two says so."""
+		other = dict(series.record(self.patches), digest='b' * 64)
+		write(os.path.join(self.run, 'patched-slab', 'cell.json'),
+		      cell_json('patched', 'slab', [(1, 'poweroff')], other))
+		with self.assertRaises(errors.ExportError) as e:
+			self.report()
+		msg = str(e.exception)
+		for want in ('patched-slab', 'patched-slub', 'series bbbbbbbbbbbb', 'different series'):
+			self.assertIn(want, msg)
+		self.assertNotIn('\n', msg)
+
 	def test_builds(self) -> None:
 		builds = {b['misc']['cell']: b for b in self.report()['builds']}
 		self.assertEqual(list(builds), ['patched-slub', 'vanilla-slub', 'vanilla-slab'])
@@ -264,7 +313,7 @@ class ExportTest(unittest.TestCase):
 	def test_main_writes_both_files(self) -> None:
 		out = io.StringIO()
 		with contextlib.redirect_stdout(out):
-			self.assertEqual(export.main(self.run, patches=self.patches), 0)
+			self.assertEqual(export.main(self.run), 0)
 		paths = [os.path.join(self.run, n) for n in ('kcidb.json', 'junit.xml')]
 		self.assertEqual(out.getvalue().split(), paths)
 		with open(paths[0]) as f:
@@ -275,7 +324,7 @@ class ExportTest(unittest.TestCase):
 	def test_main_into_another_directory(self) -> None:
 		dest = os.path.join(self.tmp.name, 'out')
 		with contextlib.redirect_stdout(io.StringIO()):
-			export.main(self.run, dest, patches=self.patches)
+			export.main(self.run, dest)
 		self.assertEqual(sorted(os.listdir(dest)), ['junit.xml', 'kcidb.json'])
 		self.assertFalse(os.path.exists(os.path.join(self.run, 'kcidb.json')))
 
@@ -289,13 +338,9 @@ class ExportTest(unittest.TestCase):
 			self.assertIn('finished run of make matrix', msg)
 			self.assertNotIn('\n', msg)
 
-	def test_bad_origin_and_missing_series(self) -> None:
+	def test_bad_origin(self) -> None:
 		with self.assertRaises(errors.ExportError):
 			export.kcidb(self.run, origin='Not-An-Origin')
-		os.unlink(os.path.join(self.patches, 'series'))
-		with self.assertRaises(errors.ExportError) as e:
-			self.report()
-		self.assertIn('series', str(e.exception))
 
 
 class RealRunTest(unittest.TestCase):
@@ -325,9 +370,11 @@ class RealRunTest(unittest.TestCase):
 			got = [t for t in report['tests'] if t['misc']['zsp_status'] == kind]
 			self.assertEqual(len(got), sum(r['status'] == kind for r in self.rows), kind)
 			self.assertEqual({t['status'] for t in got}, {export.KCIDB_STATUS[kind]})
-		hashes = {c['tree_name']: c['patchset_hash'] for c in report['checkouts']}
-		self.assertEqual(hashes['debian-6.1-vanilla'], '')
-		self.assertRegex(hashes['debian-6.1-patched'], '^[0-9a-f]{64}$')
+		checkouts = {c['tree_name']: c for c in report['checkouts']}
+		self.assertEqual(checkouts['debian-6.1-vanilla']['patchset_hash'], '')
+		# No cell.json records the series it ran: not today's, but unknown.
+		self.assertNotIn('patchset_hash', checkouts['debian-6.1-patched'])
+		self.assertIn('unknown', checkouts['debian-6.1-patched']['misc']['patchset_hash'])
 
 	def test_junit(self) -> None:
 		root = ET.fromstring(export.junit(self.run))

@@ -9,21 +9,35 @@ import json
 import os
 import tempfile
 import unittest
-from typing import Dict, List
+from typing import Dict, List, Optional
 
 from zsp import errors, merge, results, table
 
 # Two cells agree on every contract case, the third differs: Z7 across
-# the merged cells must see that, as it does in one run.
+# the merged cells must see that, as it does in one run. Each allocator
+# has both trees: a whole matrix run's cells.
 CASES: Dict[str, List[str]] = {
 	'patched-slab': ['pass', 'pass'],
 	'patched-slub': ['pass', 'pass'],
 	'patched-slob': ['pass', 'crash'],
+	'vanilla-slab': ['crash', 'pass'],
 	'vanilla-slub': ['crash', 'hang'],
+	'vanilla-slob': ['hang', 'crash'],
 }
 
 
-def write_cell(run: str, name: str, statuses: List[str], reused_from: str = '') -> None:
+def series(digest: str) -> Dict[str, object]:
+	return {'digest': digest, 'patchset_hash': 'f' * 64, 'patches': ['0001-x.patch']}
+
+
+SERIES = series('a' * 64)
+OTHER = series('b' * 64)
+
+
+def write_cell(run: str, name: str, statuses: List[str], reused_from: str = '',
+	       recorded: Optional[Dict[str, object]] = None) -> None:
+	"""A cell; @recorded: the series its cell.json records (none: a
+	cell.json from before schema 2)."""
 	os.makedirs(os.path.join(run, name))
 	cell = {'boots': [{'boot': 1, 'log': 'boot-1.log', 'outcome': 'poweroff', 'reason': '',
 			   'seconds': 1.0}],
@@ -32,6 +46,8 @@ def write_cell(run: str, name: str, statuses: List[str], reused_from: str = '') 
 			  for i, st in enumerate(statuses)]}
 	if reused_from:
 		cell['reused_from'] = reused_from
+	if recorded is not None:
+		cell['series'] = recorded
 	results.dump_json(os.path.join(run, name, 'cell.json'), cell)
 	with open(os.path.join(run, name, 'boot-1.log'), 'w') as f:
 		f.write('console\n')
@@ -58,11 +74,11 @@ class MergeTest(unittest.TestCase):
 
 	def test_merge_equals_one_run(self) -> None:
 		for name, st in CASES.items():
-			write_cell(self.path('one'), name, st)
+			write_cell(self.path('one'), name, st, recorded=SERIES)
 		# Each cell in a run of its own, as CI jobs would leave them.
 		runs = []
 		for name, st in CASES.items():
-			write_cell(self.path(f'job-{name}'), name, st)
+			write_cell(self.path(f'job-{name}'), name, st, recorded=SERIES)
 			runs.append(self.path(f'job-{name}'))
 		rc_one = quiet(table.main, self.path('one'))
 		rc_merged = quiet(merge.main, self.path('merged'), runs)
@@ -100,6 +116,64 @@ class MergeTest(unittest.TestCase):
 			self.assertFalse(os.path.exists(self.path('out')), want)
 		with self.assertRaisesRegex(errors.MergeError, 'exists; merge into a new directory'):
 			merge.main(self.path('a'), [self.path('b')])
+
+	def refused(self, runs: List[str], *want: str) -> None:
+		"""merge.main refuses @runs with one line holding each of @want,
+		and creates nothing."""
+		with self.assertRaises(errors.MergeError) as e:
+			quiet(merge.main, self.path('out'), [self.path(r) for r in runs])
+		for w in want:
+			self.assertIn(w, str(e.exception))
+		self.assertNotIn('\n', str(e.exception))
+		self.assertFalse(os.path.exists(self.path('out')))
+
+	def test_cells_of_two_series_are_refused(self) -> None:
+		"""The table would count two series' verdicts as one run's."""
+		write_cell(self.path('a'), 'patched-slub', ['pass'], recorded=SERIES)
+		write_cell(self.path('b'), 'patched-slab', ['pass'], recorded=OTHER)
+		self.refused(['a', 'b'], 'cells patched-slub', 'patched-slab', 'of kernel 6.1',
+			     'series aaaaaaaaaaaa', 'series bbbbbbbbbbbb', 'different series')
+		# A cell that recorded none (before schema 2) is not of the series either.
+		write_cell(self.path('c'), 'patched-slob', ['pass'])
+		self.refused(['a', 'c'], 'no recorded series', 'different series')
+		# Another profile, the same kernel: one series still.
+		write_cell(self.path('d'), 'patched-slub-distro', ['pass'], recorded=OTHER)
+		self.refused(['a', 'd'], 'patched-slub-distro', 'different series')
+
+	def test_one_series_merges(self) -> None:
+		write_cell(self.path('a'), 'patched-slub', ['pass'], recorded=SERIES)
+		write_cell(self.path('b'), 'patched-slab', ['pass'], recorded=SERIES)
+		# Vanilla records no series; a cell that did not build, nothing.
+		write_cell(self.path('b'), 'vanilla-slab', ['pass'], recorded=series(''))
+		write_cell(self.path('c'), 'vanilla-slub', ['pass'])
+		os.makedirs(self.path('c/patched-slob'))
+		os.makedirs(self.path('c/vanilla-slob'))
+		# Merged; 1 for the slob cells' error rows (no results), as in one run.
+		self.assertEqual(quiet(merge.main, self.path('out'),
+				       [self.path(r) for r in ('a', 'b', 'c')]), 1)
+
+	def test_a_missing_twin_is_named(self) -> None:
+		"""A group with both trees is a whole matrix run's: a cell without
+		its twin is a lost job, named."""
+		write_cell(self.path('a'), 'patched-slub', ['pass'], recorded=SERIES)
+		write_cell(self.path('a'), 'patched-slab', ['pass'], recorded=SERIES)
+		write_cell(self.path('b'), 'vanilla-slub', ['pass'], recorded=series(''))
+		self.refused(['a', 'b'], 'cell vanilla-slab is missing', 'patched-slab',
+			     self.path('a'))
+		write_cell(self.path('c'), 'vanilla-slab', ['pass'], recorded=series(''))
+		write_cell(self.path('c'), 'vanilla-slob', ['pass'], recorded=series(''))
+		self.refused(['a', 'b', 'c'], 'cell patched-slob is missing', 'vanilla-slob')
+
+	def test_one_tree_runs_merge(self) -> None:
+		"""make run TREE=patched in two jobs: no vanilla cell is expected
+		(the table then judges against the recorded baseline), nor, in
+		another profile, the tiny cells' twins."""
+		write_cell(self.path('a'), 'patched-slub', ['pass'], recorded=SERIES)
+		write_cell(self.path('b'), 'patched-slab', ['pass'], recorded=SERIES)
+		write_cell(self.path('b'), 'vanilla-slub-distro', ['pass'], recorded=series(''))
+		write_cell(self.path('b'), 'patched-slub-distro', ['pass'], recorded=SERIES)
+		self.assertEqual(quiet(merge.main, self.path('out'),
+				       [self.path('a'), self.path('b')]), 0)
 
 
 if __name__ == '__main__':

@@ -59,6 +59,43 @@ if __name__ == '__main__':
 	unittest.main()
 
 
+class RecordedSeriesTest(unittest.TestCase):
+	"""cell.json's "series" (schema 2): what a verdict was made of. Cells
+	of older runs still load; the series they never recorded is not
+	known, never assumed."""
+
+	SERIES = {'digest': 'a' * 64, 'patchset_hash': 'b' * 64, 'patches': ['0001-x.patch']}
+
+	def write(self, run: str, name: str, cell: dict) -> None:
+		os.makedirs(os.path.join(run, name))
+		with open(os.path.join(run, name, 'cell.json'), 'w') as f:
+			json.dump(cell, f)
+
+	def test_old_and_new_cells(self) -> None:
+		with tempfile.TemporaryDirectory() as run:
+			self.write(run, 'patched-slub', {'schema': 1, 'boots': [], 'cases': []})
+			self.write(run, 'patched-slab', {'schema': 2, 'series': self.SERIES,
+							 'kernel_image_sha256': 'c' * 64,
+							 'boots': [], 'cases': []})
+			self.write(run, 'vanilla-slab', {'schema': 2, 'series': {'digest': ''}})
+			# A bisect step's: known not to be of a series.
+			self.write(run, 'patched-slub-distro', {'schema': 2, 'series': None})
+			os.makedirs(os.path.join(run, 'patched-slob'))	# did not build
+			self.assertEqual(results.run_series(run, '6.1'),
+					 {'patched-slab': self.SERIES, 'patched-slub': None,
+					  'patched-slub-distro': None})
+			self.assertEqual(results.run_series(run, '6.12'), {})
+		self.assertEqual(results.recorded_series({'series': {'digest': ''}}), {'digest': ''})
+		self.assertIsNone(results.recorded_series({'series': 'a' * 64}))
+		self.assertEqual(results.short(self.SERIES), 'series aaaaaaaaaaaa')
+		self.assertEqual(results.short(None), 'no recorded series')
+
+	def test_schema_says_cells_record_their_inputs(self) -> None:
+		"""A harness that does not check the series must not merge,
+		export or cover-letter a run whose cells record one."""
+		self.assertGreaterEqual(results.SCHEMA, 2)
+
+
 class MutantVerdictTest(unittest.TestCase):
 	"""A mutant is killed by a case it names (Kills:), never by noise."""
 

@@ -17,7 +17,7 @@ import unittest
 from unittest import mock
 from typing import Dict, List, Tuple
 
-from zsp import console, handlers, ktap, qemu, runner, verdict
+from zsp import console, handlers, ktap, qemu, results, runner, verdict
 from zsp.results import Row
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -510,6 +510,78 @@ class CellTest(ConsoleCase):
 		self.assertEqual(rows['zero_size_query.z3_ksize'][0], 'pass')
 
 
+	# Issue 31, finding 6: lockdep's reports are splats.
+
+	def test_circular_locking_fails_the_case(self) -> None:
+		"""Debug profile (PROVE_LOCKING): lockdep's report of a circular
+		dependency in a case's window fails that case, as a WARN()
+		does; the cases around it pass."""
+		rows = self.rows('lockdep-circular-in-case.console', distinct=True)
+		self.assertEqual(rows['zero_size_cache.z5_cache_typesafe_by_rcu'],
+				 ('fail', 'splat: WARNING: possible circular locking dependency '
+				  'detected (Comm: kunit_try_catch)'))
+		self.assertEqual(rows['zero_size_cache.z5_cache_plain'], ('pass', ''))
+		self.assertEqual(rows['zero_size_cache.z5_cache_ctor'], ('pass', ''))
+		self.assertNotIn('zero_size_test.outside_cases', rows)
+
+	def test_held_lock_freed_fails_the_case(self) -> None:
+		rows = self.rows('lockdep-held-lock-freed-in-case.console')
+		self.assertEqual(rows['zero_size_free.z2_kmem_cache_free'],
+				 ('fail', 'splat: WARNING: held lock freed! (Comm: kunit_try_catch)'))
+		self.assertEqual(rows['zero_size_free.z2_kfree'], ('pass', ''))
+		self.assertEqual(rows['zero_size_free.z2_kfree_rcu_rcu_head'], ('pass', ''))
+
+	def test_suspicious_rcu_usage_fails_the_upstream_case(self) -> None:
+		"""RCU-lockdep's report in slub_kunit is the case whose result
+		line follows it, though KUnit passed it."""
+		rows = self.rows('lockdep-suspicious-rcu-in-slub-kunit.console')
+		self.assertEqual(rows['slub_test.test_kvfree_rcu_zero_size_ptr'],
+				 ('fail', 'splat: WARNING: suspicious RCU usage (Comm: kunit_try_catch)'))
+		self.assertEqual(rows['slub_test.test_kmalloc_mempool_zero_size'], ('pass', ''))
+		self.assertNotIn('slub_kunit.slub_kunit', rows)
+		self.assertEqual(rows['zero_size_query.z3_ksize'], ('pass', ''))
+
+	def test_lockdep_report_after_the_cases_fails_the_module(self) -> None:
+		"""insmod returns to user space with a lock held, after the
+		suite's last case: no case's, the module's own row."""
+		rows = self.rows('lockdep-lock-held-at-insmod-exit.console')
+		self.assertEqual(rows['zero_size_test.outside_cases'],
+				 ('fail', 'fail after z3_kmalloc_size_roundup: WARNING: lock held '
+				  'when returning to user space! (Comm: insmod)'))
+		self.assertEqual(rows['zero_size_query.z3_ksize'], ('pass', ''))
+
+	# Issue 31, finding 11: an upstream module's lost cases.
+
+	def test_upstream_case_whose_result_was_lost_is_an_error(self) -> None:
+		"""slub_kunit's plan says 15 and printk dropped the result line
+		of the 11th (one of the series' cases): kunit.py names it '',
+		the console's numbers name it #11, and it is an error row."""
+		rows = self.rows('upstream-ktap-lost-subtest.console')
+		status, detail = rows['slub_test.#11']
+		self.assertEqual(status, 'error')
+		self.assertIn('no result from slub_kunit: its KTAP plan (1..15) announced case 11, '
+			      'which gave no verdict (14 of 15 did)', detail)
+		slub = {k: v for k, v in rows.items() if k.startswith('slub_test.')}
+		self.assertEqual(len(slub), 15)
+		self.assertEqual(rows['slub_test.test_kmem_cache_free_zero_size_ptr'], ('pass', ''))
+		self.assertEqual([k for k, v in slub.items() if v[0] != 'pass'], ['slub_test.#11'])
+
+	def test_upstream_module_silent_before_its_end(self) -> None:
+		"""slub_kunit goes silent after its 9th case of 15, no oops: the
+		module's row is the hang, and each case it never reached is an
+		error row, not absent."""
+		hang = qemu.BootResult('hang', 'no console output for 20 s', 21.0)
+		rows = self.rows('upstream-silent-mid-module.console', hang)
+		self.assertEqual(rows['slub_kunit.slub_kunit'],
+				 ('hang', 'hang after test_zero_size_cache: no console output for 20 s'))
+		self.assertEqual(rows['slub_test.test_zero_size_cache'], ('pass', ''))
+		for k in range(10, 16):
+			status, detail = rows[f'slub_test.#{k}']
+			self.assertEqual(status, 'error', k)
+			self.assertIn(f'announced case {k}, which gave no verdict (9 of 15 did); '
+				      'last boot 1 ended: hang no console output for 20 s', detail)
+
+
 class ResumeTest(unittest.TestCase):
 	"""Cell.boot_all with a fake QEMU that plays one console per boot."""
 
@@ -538,7 +610,8 @@ class ResumeTest(unittest.TestCase):
 		shutil.rmtree(self.tmp)
 
 	def run_cell(self, consoles: List[str], ends: List[str],
-		     modules: str = 'zero_size_test', only: str = '') -> dict:
+		     modules: str = 'zero_size_test', only: str = '', series: str = '',
+		     kernel_sha256: str = '') -> dict:
 		os.environ.update(self.env)
 		os.environ['FAKE_QEMU_CONSOLE'] = ','.join(os.path.join(DATA, c) for c in consoles)
 		os.environ['FAKE_QEMU_END'] = ','.join(ends)
@@ -549,7 +622,8 @@ class ResumeTest(unittest.TestCase):
 			tree='patched', alloc='slub', kernel='bzImage', initrd=self.base,
 			gen_init_cpio=self.gen, kunit_tool=self.kunit, modules=modules,
 			out=out, timeout=20, silence=3, max_boots=4, store='', fresh=True,
-			not_available='', distinct_fault=False, only=only)
+			not_available='', distinct_fault=False, only=only, series=series,
+			kernel_sha256=kernel_sha256)
 		# The boots' progress lines are not this test's output.
 		with contextlib.redirect_stderr(io.StringIO()):
 			self.assertEqual(runner.Cell(runner.BootRequest.of(args)).run(), 0)
@@ -568,6 +642,20 @@ class ResumeTest(unittest.TestCase):
 		self.assertEqual(status, 'error')
 		self.assertIn('host or QEMU fault', detail)
 		self.assertEqual(len(got), 3)
+
+	def test_cell_json_records_what_its_kernel_was_built_from(self) -> None:
+		"""A verdict names its inputs: the series (make merge, export and
+		cover-letter read it), the image, the kernel."""
+		series = {'digest': 'ab' * 32, 'patchset_hash': 'cd' * 32, 'patches': ['0001-x.patch']}
+		c = self.run_cell(['qemu-killed-mid-case.boot-2.console'], ['hang'],
+				  series=json.dumps(series), kernel_sha256='ef' * 32)
+		self.assertEqual(c['schema'], results.SCHEMA)
+		self.assertEqual(results.recorded_series(c), series)
+		self.assertEqual((c['kernel_image_sha256'], c['kernel']), ('ef' * 32, '6.1'))
+		shutil.rmtree(os.path.join(self.tmp, 'out'))
+		# Not known (a bisect step's tree): recorded as such, not left out.
+		c = self.run_cell(['qemu-killed-mid-case.boot-2.console'], ['hang'])
+		self.assertIsNone(c['series'])
 
 	def test_qemu_quits_before_the_guest_powers_off(self) -> None:
 		c = self.run_cell(['qemu-killed-mid-case.boot-1.console',
@@ -618,6 +706,20 @@ class ResumeTest(unittest.TestCase):
 		self.assertEqual(got['z2_kfree_rcu_rcu_head'], 'pass')
 		self.assertNotEqual(got.get('z2_kfree', 'absent'), 'pass')
 		self.assertNotEqual(got.get('z2_kfree', 'absent'), 'absent')
+
+	def test_upstream_cases_a_hang_cut_off_are_errors(self) -> None:
+		"""slub_kunit goes silent mid-plan in the first boot; the second
+		runs the suite alone. The cell names every case of the plan."""
+		c = self.run_cell(['upstream-silent-mid-module.console',
+				   'qemu-killed-mid-case.boot-2.console'], ['hang', 'hang'],
+				  modules='slub_kunit zero_size_test')
+		self.assertEqual([b['outcome'] for b in c['boots']], ['hang', 'poweroff'])
+		got = {(r['suite'], r['case']): r['status'] for r in c['cases']}
+		self.assertEqual(got['slub_kunit', 'slub_kunit'], 'hang')
+		self.assertEqual(sorted(case for (suite, case), st in got.items()
+					if suite == 'slub_test' and st == 'error'),
+				 [f'#{k}' for k in range(10, 16)])
+		self.assertEqual(got['slub_test', 'test_zero_size_cache'], 'pass')
 
 	def test_planned_module_that_never_ran_is_an_error(self) -> None:
 		"""kmemleak (or an upstream test) planned after the suite, and the

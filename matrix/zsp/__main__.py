@@ -243,7 +243,7 @@ def add_merge(c: Commands) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-	return export.main(args.run, args.out_dir, args.patches)
+	return export.main(args.run, args.out_dir)
 
 
 def add_export(c: Commands) -> None:
@@ -251,8 +251,6 @@ def add_export(c: Commands) -> None:
 	sp.add_argument('run', help='a finished run (results/RUN, with results.json)')
 	sp.add_argument('--out-dir', default='', help='where to write kcidb.json and junit.xml '
 			'(default: the run)')
-	sp.add_argument('--patches', default='', help="the series' directory, for kcidb's "
-			"patchset_hash (PATCHES=; default: the kernel's)")
 
 
 def cmd_mutants(args: argparse.Namespace) -> int:

@@ -3,7 +3,10 @@
 
 What a cell's boots report is a function of the kernel image, the
 initramfs (test modules, busybox, /init), the module list, the time
-limits and the harness code that reads the console. When all of those hash
+limits, the harness code that reads the console, and the emulator: QEMU's
+version and its accelerator (KVM runs a guest many times faster than TCG,
+so a case that hangs past a limit under one may pass under the other, and
+another QEMU emulates another machine). When all of those hash
 as in an earlier run, that run's results are copied instead of booting
 again, as "bazel test" reports a cached test result. FRESH=1 (--fresh)
 boots regardless; "make test" always does.
@@ -74,9 +77,12 @@ def _feed(h: 'hashlib._Hash', path: str) -> None:
 
 def key(kernel: str, initrd: str, kunit_tool: str, modules: str,
 	timeout: float, silence: float, guest: object = None, distinct: bool = False,
-	only: str = '') -> str:
+	only: str = '', *, qemu_version: str, accel: str) -> str:
+	"""@qemu_version: qemu.version()'s text; @accel: qemu.accelerator()'s.
+	Both keyword-only and required: a caller cannot leave the emulator out."""
 	h = hashlib.sha256()
-	h.update(f'{modules}\0{timeout}\0{silence}\0{guest!r}\0{distinct}\0{only}\0'.encode())
+	h.update(f'{modules}\0{timeout}\0{silence}\0{guest!r}\0{distinct}\0{only}\0'
+		 f'{qemu_version}\0{accel}\0'.encode())
 	for path in (kernel, initrd):
 		_feed(h, path)
 	here = os.path.dirname(os.path.abspath(__file__))

@@ -10,6 +10,13 @@ stable@ for a stable series), the per-cell counts of a run, the
 shortlog, the diffstat of the patched tree and the base. The result is
 PATCHES/0000-cover-letter.patch; make check fails when its shortlog is
 not the series' (check_current()).
+
+The results are the series' only if the run tested this series: the
+digest its patched cells recorded (results.recorded_series) must be
+today's series.digest(PATCHES). A run of another series, or one that
+recorded none (made before cell.json schema 2), is refused
+(check_run_series()), as a cover letter must not vouch for patches that
+were never booted.
 """
 
 import collections
@@ -22,7 +29,7 @@ from typing import Dict, List, Tuple
 from . import axes, lock, series
 from .errors import CoverError
 from .kernel import Tree
-from .results import Row, load_rows
+from .results import Row, load_rows, run_series, short
 from .settings import Settings
 
 TEMPLATE = 'cover-letter.txt'
@@ -158,6 +165,25 @@ def render(patches: str, run: str, vanilla: str, patched: str, base: str,
 		body, '', shortlog(paths), '', diffstat(patched), '', base, '-- ', git_version(), ''])
 
 
+def check_run_series(run: str, patches: str, kernel: str) -> None:
+	"""Raises CoverError unless every patched cell of @kernel in @run
+	recorded the series in @patches as it is now."""
+	found = run_series(run, kernel)
+	give = f'give RUN= a run of this series (make matrix KERNEL={kernel})'
+	if not found:
+		raise CoverError(f'{run} has no patched cell of kernel {kernel} that booted: it '
+				 f'tested no series; {give}')
+	today = series.digest(patches)
+	for name, recorded in found.items():
+		if not recorded:
+			raise CoverError(f'{run}/{name} recorded no series (a run from before '
+					 f'cell.json schema 2, or not of the series as applied); {give}')
+		if recorded['digest'] != today:
+			raise CoverError(f'{run} was made with another series ({name}: '
+					 f'{short(recorded)}; {patches}/series is now {today[:12]}); '
+					 f'{give}')
+
+
 def git_version() -> str:
 	out = subprocess.run(['git', '--version'], capture_output=True, text=True).stdout
 	return out.split()[-1]
@@ -167,6 +193,7 @@ def main(s: Settings, run: str) -> int:
 	"""Writes PATCHES/0000-cover-letter.patch with @run's results."""
 	if not os.path.isfile(os.path.join(run, 'results.json')):
 		raise CoverError(f'{run} has no results.json; give RUN= a finished run of make matrix')
+	check_run_series(run, s.patches, s.kernel)
 	vanilla, patched = Tree(s, 'vanilla'), Tree(s, 'patched')
 	with lock.held(s.cache, lock.to_take([vanilla.lock, patched.lock])):
 		vanilla.prepare()

@@ -11,8 +11,12 @@ matrix/tests/data/kcidb-v5-schema.json):
   - a checkout per (kernel, tree): Debian's source package, plus the
     series for the patched tree. Its patchset_hash is kcidb's: the sha256
     of the newline-terminated sha256s of the patches, in series order
-    ("" for vanilla), of the series as checked out when exporting: a run
-    does not record the series it ran with.
+    ("" for vanilla), as the run's patched cells recorded it when they
+    booted (results.recorded_series), never today's series, which may
+    have changed since. A run whose cells recorded no series (made before
+    schema 2, or a bisect step's) has no patchset_hash: misc says it is
+    unknown. Cells of one kernel that recorded different series are an
+    error: a checkout is one series.
   - a build per cell (kernel config): x86_64, config_name
     "profile+allocator". v5 builds have no "valid": status PASS when the
     cell built, FAIL when it did not, absent when the run holds no cell
@@ -35,16 +39,16 @@ name case); fail, crash and hang are <failure type=STATUS>, error is
 <error>, skip and n/a are <skipped>.
 """
 
-import hashlib
 import json
 import os
 import re
+import sys
 import xml.etree.ElementTree as ET
 from typing import Any, Dict, List, Optional, Set, Tuple
 
-from . import axes, series
-from .errors import ExportError, SeriesError
-from .results import HOST_FAULT, NEVER_STARTED, Row, load_json
+from . import axes
+from .errors import ExportError
+from .results import HOST_FAULT, NEVER_STARTED, Row, load_json, run_series, short
 
 KCIDB_VERSION = {'major': 5, 'minor': 3}
 ARCH = 'x86_64'
@@ -93,51 +97,51 @@ def cell_json(run: str, c: axes.Cell) -> Optional[Row]:
 	return load_json(path) if os.path.isfile(path) else None
 
 
-def sha256_file(path: str) -> str:
-	h = hashlib.sha256()
-	with open(path, 'rb') as f:
-		h.update(f.read())
-	return h.hexdigest()
-
-
-def patchset_hash(paths: List[str]) -> str:
-	"""kcidb's: "sha256sum *.patch | cut -c-64 | sha256sum | cut -c-64"
-	over the patches in order; "" for none."""
-	if not paths:
-		return ''
-	lines = ''.join(sha256_file(p) + '\n' for p in paths)
-	return hashlib.sha256(lines.encode()).hexdigest()
-
-
-def series_of(kernel: str, patches: str) -> Tuple[str, List[str]]:
-	"""(directory, patch paths) of the kernel's series, or of @patches."""
-	where = patches or os.path.join(axes.ROOT, axes.KERNELS[kernel].patches)
-	try:
-		return where, series.files(where)
-	except SeriesError as e:
-		raise ExportError(f"{e}; the patched checkout's patchset_hash needs the "
-				  'series the run applied') from e
+def series_of(run: str, kernel: str) -> Optional[Row]:
+	"""The series the run's patched cells of @kernel recorded; None when
+	any of them (or the run, having no patched cell.json) recorded none."""
+	found = list(run_series(run, kernel).items())
+	if not found:
+		return None
+	first, mine = found[0]
+	for name, theirs in found[1:]:
+		if (theirs or {}).get('digest') != (mine or {}).get('digest'):
+			raise ExportError(f'{run}: cells {first} ({short(mine)}) and {name} '
+					  f'({short(theirs)}) of kernel {kernel} ran different series; '
+					  'export a run of one series')
+	return mine
 
 
 def checkout_id(origin: str, run_id: str, kernel: str, tree: str) -> str:
 	return f'{origin}:{run_id}:{kernel}-{tree}'
 
 
-def checkout(origin: str, run_id: str, kernel: str, tree: str, patches: str,
+# misc.patchset_hash of a patched checkout whose run recorded no series.
+UNKNOWN_SERIES = ('unknown: the run recorded no series (made before cell.json schema 2, '
+		  'or not on the series as applied); not computed from today\'s series')
+
+
+def checkout(origin: str, run_id: str, kernel: str, tree: str, recorded: Optional[Row],
 	     built: bool) -> Row:
-	"""The (kernel, tree) source: Debian's package, plus the series."""
+	"""The (kernel, tree) source: Debian's package, plus the series the
+	run @recorded (series_of()) for the patched tree."""
 	k = axes.KERNELS[kernel]
 	misc: Row = {'kernel': kernel, 'tree': tree, 'package': k.package}
 	comment = f'Debian {k.package}'
-	digest = ''
-	if tree == 'patched':
-		where, paths = series_of(kernel, patches)
-		digest = patchset_hash(paths)
-		misc['patchset_files'] = [series.name(where, p) for p in paths]
-		comment += f' + {len(paths)} patches of {patches or k.patches}/series'
+	hashes: Row = {'patchset_hash': ''}
+	if tree == 'patched' and recorded:
+		hashes['patchset_hash'] = recorded['patchset_hash']
+		misc['patchset_files'] = recorded['patches']
+		misc['series_digest'] = recorded['digest']
+		# Its directory is not recorded (PATCHES= may have named another).
+		comment += f" + {len(recorded['patches'])} patches (series {recorded['digest'][:12]})"
+	elif tree == 'patched':
+		# kcidb's patchset_hash is optional: absent says "not known".
+		hashes = {}
+		misc['patchset_hash'] = UNKNOWN_SERIES
+		comment += ' + the patches of a series the run did not record'
 	c: Row = {'id': checkout_id(origin, run_id, kernel, tree), 'origin': origin,
-		  'tree_name': f'debian-{kernel}-{tree}', 'patchset_hash': digest,
-		  'comment': comment}
+		  'tree_name': f'debian-{kernel}-{tree}', **hashes, 'comment': comment}
 	# Known only when a cell built: the series applied.
 	if built:
 		c['valid'] = True
@@ -250,16 +254,17 @@ def test(origin: str, run_id: str, r: Row, log: str, seen: Set[str]) -> Row:
 		'status': kcidb_status(r), 'misc': test_misc(r, path, log)}
 
 
-def kcidb(run: str, origin: str = 'zsp', patches: str = '') -> Dict[str, Any]:
-	"""The run as kcidb I/O data, schema v5.3. @patches: the series'
-	directory, if not the kernel's own (PATCHES=)."""
+def kcidb(run: str, origin: str = 'zsp') -> Dict[str, Any]:
+	"""The run as kcidb I/O data, schema v5.3; the series is the one the
+	run recorded (series_of())."""
 	if not ORIGIN.fullmatch(origin):
 		raise ExportError(f"origin '{origin}' is not a kcidb origin: use a-z, 0-9 and _")
 	run_id, rows = load(run)
 	cells = cells_of(rows)
 	files = {c: cell_json(run, c) for c in cells}
 	built = {(c.kernel, c.tree) for c in cells if build_status(run, c)[0] == 'PASS'}
-	checkouts = [checkout(origin, run_id, k, t, patches, (k, t) in built)
+	checkouts = [checkout(origin, run_id, k, t, series_of(run, k) if t == 'patched' else None,
+			      (k, t) in built)
 		     for k, t in dict.fromkeys((c.kernel, c.tree) for c in cells)]
 	builds = [build(origin, run_id, run, c, files[c]) for c in cells]
 	seen: Set[str] = set()
@@ -324,9 +329,13 @@ def write(path: str, text: str) -> None:
 	os.replace(path + '.tmp', path)
 
 
-def main(run: str, out_dir: str = '', patches: str = '') -> int:
+def main(run: str, out_dir: str = '') -> int:
 	"""Writes kcidb.json and junit.xml into @out_dir (default: the run)."""
-	report = json.dumps(kcidb(run, patches=patches), indent=1) + '\n'
+	data = kcidb(run)
+	for c in data['checkouts']:
+		if 'patchset_hash' not in c:
+			print(f"{run}: {c['tree_name']}: patchset_hash {UNKNOWN_SERIES}", file=sys.stderr)
+	report = json.dumps(data, indent=1) + '\n'
 	xml = junit(run)
 	out = out_dir or run
 	os.makedirs(out, exist_ok=True)

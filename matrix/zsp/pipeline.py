@@ -16,6 +16,7 @@ import argparse
 import collections
 import dataclasses
 import itertools
+import json
 import os
 import shutil
 import signal
@@ -27,11 +28,12 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import List, Optional, Sequence, Tuple
 
-from . import axes, console, disk, lock, qemu, runner, table
+from . import axes, console, disk, lock, qemu, runner, series, table
+from .cache import Stamp
 from .kernel import CCACHE_FILE, CellBuild, Tree
-from .errors import AxisError, KernelError, SchemaError
+from .errors import AxisError, KernelError, SchemaError, SeriesError
 from .progress import log
-from .results import load_json
+from .results import Row, load_json
 from .settings import Settings
 
 # "cannot test": what git bisect run wants for a commit that does not build.
@@ -76,13 +78,47 @@ class RunRequest:
 	limits: Limits = Limits()
 
 
+def tree_series(tree: Tree) -> Optional[Row]:
+	"""The series @tree's kernels are built from, for their cell.json
+	(results.recorded_series): none for vanilla; for patched, the series
+	of PATCHES= when the tree is that series as applied: its stamp holds
+	the series' digest (Tree.apply_series) and HEAD is zsp-series' tip.
+	None otherwise (a bisect step, zsp mutants' copy, a series edited
+	since it was applied): a cell must not claim a series it did not run."""
+	if tree.name == 'vanilla':
+		return series.no_series()
+	if tree.name != 'patched':
+		return None
+	try:
+		record = series.record(tree.s.patches)
+	except (OSError, SeriesError):
+		return None
+	if not Stamp(os.path.join(tree.src, '.git', 'zsp-series')).holds(record['digest']):
+		return None
+	head, tip = (tree.git('rev-parse', '-q', '--verify', f'{rev}^{{commit}}')
+		     for rev in ('HEAD', 'zsp-series'))
+	if head.returncode or tip.returncode or head.stdout != tip.stdout:
+		return None
+	return record
+
+
+def inputs_of(build: CellBuild) -> List[str]:
+	"""boot-cell's flags that record what the cell's kernel was built
+	from: the series, and the sha256 of the bzImage it is about to boot."""
+	record = tree_series(build.tree)
+	return ['--series', json.dumps(record) if record is not None else '',
+		'--kernel-sha256', series.sha256_file(build.bzimage)]
+
+
 class Boot:
 	"""A cell's boots (python3 -m zsp internal boot-cell) in a child
 	process; its progress lines pass through, its last line is kept for
-	the error."""
+	the error. @inputs: inputs_of()'s flags; without them the cell
+	records that what it was built from is not known."""
 
 	def __init__(self, build: CellBuild, out: str, modules: List[str],
-		     limits: Limits, store: str, only: str = '') -> None:
+		     limits: Limits, store: str, only: str = '',
+		     inputs: Sequence[str] = ()) -> None:
 		cmd = [sys.executable, '-m', 'zsp', 'internal', 'boot-cell',
 		       '--kernel-version', build.s.kernel, '--profile', build.profile.name,
 		       '--tree', build.tree.name, '--alloc', build.alloc,
@@ -91,7 +127,7 @@ class Boot:
 		       '--modules', ' '.join(modules), '--out', out,
 		       '--timeout', str(limits.timeout), '--silence', str(limits.silence),
 		       '--max-boots', str(limits.max_boots), '--store', store,
-		       '--not-available', ' '.join(build.not_available)]
+		       '--not-available', ' '.join(build.not_available), *inputs]
 		if build.s.fresh:
 			cmd.append('--fresh')
 		if only:
@@ -232,7 +268,7 @@ def cell(s: Settings, req: CellRequest) -> int:
 	log(f'{build.name}: boot')
 	modules = req.modules.split() if req.modules else build.default_modules()
 	boot = Boot(build, req.out, modules, req.limits, os.path.join(s.cache, 'cell-results'),
-		    req.only)
+		    req.only, inputs_of(build))
 	try:
 		return CANNOT_TEST if boot.wait() else 0
 	finally:
@@ -312,7 +348,8 @@ def run_cells(s: Settings, req: RunRequest, trees: List[str], profiles: List[str
 				if boot:
 					boot.wait()
 				log(f'{c.name}: boot')
-				boot = Boot(build, out, build.default_modules(), req.limits, store)
+				boot = Boot(build, out, build.default_modules(), req.limits, store,
+					    inputs=inputs_of(build))
 		if boot:
 			boot.wait()
 	finally:

@@ -12,6 +12,7 @@ this module. Console text is untrusted: it is matched, never executed.
 """
 
 import argparse
+import functools
 import json
 import os
 import re
@@ -58,6 +59,29 @@ def kvm_usable() -> bool:
 	except OSError:
 		return False
 	return re.search(r'\b(vmx|svm)\b', flags) is not None
+
+
+def accelerator(icount: bool = False) -> str:
+	"""The -accel a boot gets: KVM where it is usable, else TCG, which
+	alone counts instructions (ICOUNT). What a guest does within its time
+	limits can differ between the two, so results reuse keys on it."""
+	return 'kvm' if kvm_usable() and not icount else 'tcg'
+
+
+@functools.lru_cache(maxsize=None)
+def version(binary: str) -> str:
+	"""@binary's --version text, once per process: another QEMU (an
+	upgrade, a local build) may boot the same kernel to another verdict,
+	so results reuse keys on it. A QEMU that cannot tell says why; its
+	boots fail, and a cell with a QEMU error is never stored."""
+	try:
+		p = subprocess.run([binary, '--version'], capture_output=True, text=True,
+				   timeout=30)
+	except (OSError, subprocess.SubprocessError) as e:
+		return f'unknown: {e}'
+	if p.returncode:
+		return f'unknown: {binary} --version exited with status {p.returncode}'
+	return p.stdout.strip()
 
 
 @dataclass(frozen=True)
@@ -118,10 +142,9 @@ def qemu_command(kernel: str, initrd: str, append: str, config: QemuConfig = X86
 		 icount: bool = False) -> List[str]:
 	"""@reset_log: where QEMU logs CPU resets (reset_reason()).
 	@icount: time the guest in instructions (ICOUNT)."""
-	accel = 'kvm' if kvm_usable() and not icount else 'tcg'
 	g = guest or Guest()
 	memory = g.memory or config.memory
-	return ([config.binary, '-accel', accel] + (ICOUNT if icount else [])
+	return ([config.binary, '-accel', accelerator(icount)] + (ICOUNT if icount else [])
 		+ ['-m', memory, '-smp', smp_topology(config.smp, g)]
 		+ numa_options(memory, g.numa_nodes, config.smp) + list(config.options)
 		+ (['-d', 'cpu_reset', '-D', reset_log] if reset_log else [])

@@ -20,14 +20,19 @@ kernel verdict (the harness could not tell, which is neither).
 import enum
 import json
 import os
-from typing import Any, Dict, FrozenSet, List, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Tuple
 
+from . import axes
 from .errors import SchemaError
 
 # The version of cell.json and results.json. Paths in them are relative:
 # a cell's logs to its own directory, a reused cell's origin to the run
 # directory, so that a run directory can be moved or merged.
-SCHEMA = 1
+# 2: cell.json records what its kernel was built from ("series",
+# "kernel_image_sha256"): a harness that cannot check those when it
+# merges, exports or writes a cover letter must not read such a run.
+# Older cells still load; what they never recorded is not known.
+SCHEMA = 2
 
 
 class Status(str, enum.Enum):
@@ -121,6 +126,33 @@ def load_json(path: str) -> Row:
 				  f'up to {SCHEMA}: update the checkout')
 	result: Row = data
 	return result
+
+
+def recorded_series(cell: Row) -> Optional[Row]:
+	"""The series @cell's kernel was built from, as its cell.json recorded
+	it: {"digest": series.digest(), "patchset_hash": kcidb's, "patches":
+	[names in order]}, a digest of '' for vanilla. None when not known: a
+	cell from before schema 2, or one whose tree was not the series as
+	applied (a bisect step, a mutant): such a verdict speaks for no series."""
+	s = cell.get('series')
+	return s if isinstance(s, dict) and isinstance(s.get('digest'), str) else None
+
+
+def run_series(run: str, kernel: str) -> Dict[str, Optional[Row]]:
+	"""Each patched cell of @kernel in @run that has a cell.json -> the
+	series it recorded (recorded_series). A cell that did not build has
+	none: it gave no verdict on the series."""
+	found: Dict[str, Optional[Row]] = {}
+	for c in axes.all_cells():
+		path = os.path.join(run, c.name, 'cell.json')
+		if c.kernel == kernel and c.tree == 'patched' and os.path.isfile(path):
+			found[c.name] = recorded_series(load_json(path))
+	return found
+
+
+def short(series: Optional[Row]) -> str:
+	"""A recorded series in a one-line message."""
+	return f"series {series['digest'][:12]}" if series else 'no recorded series'
 
 
 def load_cases(cell_json: str) -> List[Row]:

@@ -13,6 +13,7 @@ one reuses its results (cache.py).
 
 import argparse
 import glob
+import json
 import os
 import re
 import signal
@@ -20,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, asdict
-from typing import FrozenSet, List, Set, Tuple
+from typing import FrozenSet, List, Optional, Set, Tuple
 
 from . import axes, cache, console, handlers, qemu, verdict
 from .results import Outcome, Row, SUITE_MODULE, dump_json
@@ -80,6 +81,11 @@ class BootRequest:
 	# The suite's cases this cell runs; empty: all of them.
 	only: FrozenSet[str]
 	distinct_fault: bool
+	# What the cell's kernel was built from, recorded in cell.json so that
+	# its verdict names its inputs (results.recorded_series): the series,
+	# None when not known; the bzImage's sha256, '' when not known.
+	series: Optional[Row]
+	kernel_sha256: str
 
 	@staticmethod
 	def of(args: argparse.Namespace) -> 'BootRequest':
@@ -91,7 +97,9 @@ class BootRequest:
 			silence=args.silence, max_boots=args.max_boots, store=args.store,
 			fresh=args.fresh, not_available=tuple(args.not_available.split()),
 			only=frozenset(filter(None, args.only.split(','))),
-			distinct_fault=args.distinct_fault)
+			distinct_fault=args.distinct_fault,
+			series=json.loads(args.series) if args.series else None,
+			kernel_sha256=args.kernel_sha256)
 
 
 class Cell:
@@ -111,7 +119,9 @@ class Cell:
 			print(f'    {req.tree}-{req.alloc}: reused, every input as in {earlier} '
 			      '(FRESH=1 boots again)',
 			      file=sys.stderr, flush=True)
-			dump(req, cache.copy(earlier, req.out))
+			# The verdict is the earlier one (the same image, initramfs,
+			# harness and QEMU); what it was built from is this cell's.
+			dump(req, {**cache.copy(earlier, req.out), **built_from(req)})
 			return 0
 		self.boot_all()
 		cell = write(req, self.rows, self.boots)
@@ -184,13 +194,23 @@ def cache_key(req: BootRequest) -> str:
 	"""The hash of every input of the cell's boots (cache.key)."""
 	return cache.key(req.kernel, req.initrd, req.kunit_tool, ' '.join(req.modules),
 			 req.timeout, req.silence, qemu.Guest.of(req.profile, req.kernel_version),
-			 req.distinct_fault, ','.join(sorted(req.only)))
+			 req.distinct_fault, ','.join(sorted(req.only)),
+			 qemu_version=qemu.version(qemu.X86_64.binary),
+			 # Cell.boot's: qemu.boot() without icount.
+			 accel=qemu.accelerator())
+
+
+def built_from(req: BootRequest) -> Row:
+	"""cell.json's record of what the kernel was built from: the series
+	(null: not known) and the image's sha256 (results.SCHEMA 2)."""
+	return {'series': req.series, 'kernel_image_sha256': req.kernel_sha256}
 
 
 def write(req: BootRequest, rows: verdict.Rows, boots: List[Row]) -> Row:
-	"""The cell's cell.json: what was asked, each boot, each row."""
+	"""The cell's cell.json: what was asked and built from, each boot,
+	each row."""
 	out = {'kernel': req.kernel_version, 'tree': req.tree,
-	       'profile': req.profile, 'allocator': req.alloc,
+	       'profile': req.profile, 'allocator': req.alloc, **built_from(req),
 	       'not_available': list(req.not_available),
 	       'only': sorted(req.only), 'boots': boots,
 	       'cases': [asdict(r) for r in rows.named()]}
@@ -227,6 +247,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 	p.add_argument('--only', default='',
 		       help="run only these cases of the suite (comma-separated); the others "
 		       'get no row (make bisect CASE=)')
+	p.add_argument('--series', default='',
+		       help="the series the kernel was built from, as JSON (results."
+		       "recorded_series); '': not known")
+	p.add_argument('--kernel-sha256', default='',
+		       help="the bzImage's sha256, recorded in cell.json")
 	p.add_argument('--distinct-fault', action='store_true',
 		       help='the oops of a Z6 case must name ZERO_SIZE_PTR (the tree has '
 		       'the x86 patch; without this flag it must not)')

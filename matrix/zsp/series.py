@@ -7,7 +7,7 @@ the shell."""
 import hashlib
 import os
 import re
-from typing import List
+from typing import Any, Dict, List
 
 from .errors import SeriesError
 
@@ -46,6 +46,38 @@ def digest(patches: str) -> str:
 		with open(path, 'rb') as f:
 			h.update(f.read())
 	return h.hexdigest()
+
+
+def sha256_file(path: str) -> str:
+	h = hashlib.sha256()
+	with open(path, 'rb') as f:
+		h.update(f.read())
+	return h.hexdigest()
+
+
+def patchset_hash(paths: List[str]) -> str:
+	"""kcidb's: "sha256sum *.patch | cut -c-64 | sha256sum | cut -c-64"
+	over the patches in order; "" for none."""
+	if not paths:
+		return ''
+	lines = ''.join(sha256_file(p) + '\n' for p in paths)
+	return hashlib.sha256(lines.encode()).hexdigest()
+
+
+def record(patches: str) -> Dict[str, Any]:
+	"""What a patched cell's cell.json records of the series in @patches
+	(results.recorded_series): its digest, for make merge and make
+	cover-letter to compare; kcidb's hash and the patch names, for make
+	export, which may run long after the series has changed."""
+	paths = files(patches)
+	return {'digest': digest(patches), 'patchset_hash': patchset_hash(paths),
+		'patches': [name(patches, p) for p in paths]}
+
+
+def no_series() -> Dict[str, Any]:
+	"""A vanilla cell's record: no series at all (known, unlike a cell
+	that recorded none)."""
+	return {'digest': '', 'patchset_hash': '', 'patches': []}
 
 
 FAILED_FILE = re.compile(r'^error: (?:patch failed: ([^:]*):|([^:]*): does not exist)', re.M)
