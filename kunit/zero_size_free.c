@@ -293,8 +293,9 @@ static void free_into_cache_round(struct kunit *test, struct kmem_cache *s, void
  * freelists (zsp_compat.h). Each loop has a sentinel check of its own,
  * so a case written for one that ran the other would pass for nothing:
  * it says which it took, and fails when that is not the one it is for
- * (no sheaves asked for: @flags has ZSP_NO_SHEAVES). A debug kernel's
- * caches have no sheaves at all (calculate_sheaf_capacity()).
+ * (no sheaves asked for: @flags has ZSP_NO_SHEAVES). A debug kernel
+ * gives no cache with debug flags sheaves (calculate_sheaf_capacity()):
+ * own_bulk_cache() keeps slab_debug's flags off the caches that want them.
  */
 static void expect_bulk_path(struct kunit *test, struct kmem_cache *s, slab_flags_t flags)
 {
@@ -308,10 +309,20 @@ static void expect_bulk_path(struct kunit *test, struct kmem_cache *s, slab_flag
 #endif
 }
 
+/* The cache of a bulk-free case: sheaves unless it asks for none. */
+static struct kmem_cache *own_bulk_cache(const char *name, unsigned int size,
+					 slab_flags_t flags)
+{
+	if (!(flags & ZSP_NO_SHEAVES))
+		flags |= ZSP_WANT_SHEAVES;
+	return own_cache(name, size, flags);
+}
+
 static void free_into_cache(struct kunit *test, const char *name, unsigned int size,
 			    slab_flags_t flags, gfp_t gfp, size_t n, bool bulk)
 {
-	struct kmem_cache *s = own_cache(name, size, flags);
+	struct kmem_cache *s = bulk ? own_bulk_cache(name, size, flags) :
+				      own_cache(name, size, flags);
 	void **p = zsp_scratch(test, mixed_slots(n));
 
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, s);
@@ -397,7 +408,7 @@ static void z2_kmem_cache_free_bulk_accounted(struct kunit *test)
 /* A cache and no real object at all: nothing to free, nothing to touch. */
 static void z2_kmem_cache_free_bulk_sentinels_only(struct kunit *test)
 {
-	struct kmem_cache *s = own_cache("zsp_small", ZSP_SMALL, 0);
+	struct kmem_cache *s = own_bulk_cache("zsp_small", ZSP_SMALL, 0);
 	void *p[4] = { ZERO_SIZE_PTR, NULL, ZERO_SIZE_PTR, NULL };
 	void **q = zsp_scratch(test, 64);
 

@@ -120,12 +120,23 @@ static inline slab_flags_t zsp_own_cache_flags(slab_flags_t flags, unsigned int 
 #include "mm/slab.h"
 #define ZSP_HAVE_SHEAVES		1
 #define ZSP_NO_SHEAVES			SLAB_NOLEAKTRACE
+/*
+ * A cache a bulk-free case wants sheaves on: slab_debug (SLUB_DEBUG_ON,
+ * the debug profile) gives every cache debug flags, and so no sheaves,
+ * and free_to_pcs_bulk() would go untested under KASAN and lockdep.
+ * SLAB_NO_USER_FLAGS keeps the command line's and the config's debug
+ * flags off this one cache (kmem_cache_flags()), as for the kmalloc
+ * caches; flags the case asks for itself stay. A no-op on a kernel
+ * that debugs no cache.
+ */
+#define ZSP_WANT_SHEAVES		SLAB_NO_USER_FLAGS
 static inline bool zsp_cache_has_sheaves(struct kmem_cache *s)
 {
 	return cache_has_sheaves(s);
 }
 #else
 #define ZSP_NO_SHEAVES			0
+#define ZSP_WANT_SHEAVES		0
 #endif
 
 #endif /* ZSP_COMPAT_H */
