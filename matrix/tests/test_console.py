@@ -118,6 +118,42 @@ class ScanTest(unittest.TestCase):
 		self.assertTrue(s.cases['z3_ksize'].finished)
 
 
+class WhereTest(unittest.TestCase):
+	"""Issue 33: where a report died, its RIP and call chain, apart from
+	the line the verdict compares."""
+
+	def test_the_chain_up_to_the_test_module(self) -> None:
+		s = console.scan(KTAP_HEAD + [
+			'    # z2_kmem_cache_free: zsp-start',
+			'BUG: unable to handle page fault for address: ffffebde00000008',
+			'Oops: 0000 [#1] SMP',
+			'CPU: 0 PID: 52 Comm: kunit_try_catch Tainted: G O N 6.1.192 #1',
+			'RIP: 0010:virt_to_folio+0x31/0x3f', 'RSP: 0018:ffffc900000afdb8',
+			'Call Trace:', ' <TASK>', ' virt_to_slab+0x5/0x15', ' kmem_cache_free+0x2d/0xc3',
+			' ? free_into_cache_round+0x8a/0x12d [zero_size_test]',
+			' free_into_cache_round+0x8a/0x12d [zero_size_test]',
+			' z2_kmem_cache_free+0x21/0x23 [zero_size_test]', ' </TASK>',
+			'Modules linked in: zero_size_test(O+)',
+			'RIP: 0010:virt_to_folio+0x31/0x3f'])
+		oops, = s.cases['z2_kmem_cache_free'].oopses
+		self.assertEqual(oops.where, 'virt_to_folio+0x31/0x3f < virt_to_slab+0x5/0x15 < '
+				 'kmem_cache_free+0x2d/0xc3 < free_into_cache_round+0x8a/0x12d '
+				 '[zero_size_test]')
+		self.assertNotIn('RIP', oops.describe())
+
+	def test_a_kworkers_chain_is_cut_short(self) -> None:
+		s = console.scan(data('real-vanilla-slab-kvfree-rcu-kworker-oops.console'))
+		oops = [o for c in s.cases.values() for o in c.oopses] + \
+		       [o.event for o in s.outside]
+		self.assertTrue(oops)
+		self.assertEqual(oops[0].where, 'virt_to_folio+0x31/0x3f < kmem_cache_free_bulk+0x30/0x8a'
+				 ' < kfree_rcu_work+0x8c/0x189 < process_one_work+0x153/0x1fc < '
+				 'worker_thread+0x182/0x245 < kthread+0xc4/0xcc < ret_from_fork+0x1f/0x30')
+
+	def test_no_trace_no_where(self) -> None:
+		self.assertEqual(console.Event('oops', 'x').where, '')
+
+
 class OutsideTest(unittest.TestCase):
 	"""Defect 1: what happens outside every case window is kept."""
 

@@ -771,6 +771,7 @@ class RealConsoleTest(ConsoleCase):
 						  for x in lines) if m)
 		rows = verdict.Rows()
 		self.collect(rows, [], name, r, skip)
+		self.wheres = {k: v.where for k, v in rows.results.items()}
 		return {k: (v.status, v.detail) for k, v in rows.results.items()}
 
 	def test_patched_slub_all_pass(self) -> None:
@@ -785,6 +786,8 @@ class RealConsoleTest(ConsoleCase):
 		status, detail = rows['z2_kvfree_rcu_headless']
 		self.assertEqual(status, 'crash')
 		self.assertRegex(detail, r'unable to handle page fault .*Comm: kworker/')
+		self.assertTrue(self.wheres['z2_kvfree_rcu_headless'].startswith(
+			'virt_to_folio+0x31/0x3f < kmem_cache_free_bulk+0x30/0x8a'), self.wheres)
 
 	def test_every_z7_splat_is_its_own_cases(self) -> None:
 		rows = self.real('real-vanilla-slob-z7-splats.console')

@@ -189,6 +189,12 @@ class GateTest(unittest.TestCase):
 			p['detail'] = 'insmod rc=1'
 			self.assertEqual(table.gate(p, [p]), 'fail')
 
+	def test_where_it_died_is_a_line_of_its_own(self) -> None:
+		r = dict(self.row('vanilla', 'zero_size_free', 'crash', detail='BUG: x (Comm: k)'),
+			 where='virt_to_folio+0x31/0x3f < kmem_cache_free+0x2d/0xc3')
+		self.assertEqual(table.details([r]), 'vanilla/slob c: crash: BUG: x (Comm: k)\n'
+				 '    at virt_to_folio+0x31/0x3f < kmem_cache_free+0x2d/0xc3')
+
 	def test_the_answer_comes_first(self) -> None:
 		"""Issue 33: verdict and exit status, counts per cell, the patched
 		rows that did not pass (or none), in that order."""

@@ -129,6 +129,16 @@ PF_ACCESS = re.compile(r'#PF: supervisor (read|write) access')
 KASAN_ACCESS = re.compile(r'^(Read|Write) of size \d+ at addr ([0-9a-f]+) by task ')
 # 6.11 added the UID: "CPU: 0 UID: 0 PID: 56 Comm: zsp_fault ...".
 COMM = re.compile(r'CPU: \d+ (?:UID: \d+ )?PID: \d+ Comm: (\S+)')
+# Where a report died: its "RIP: 0010:symbol+off/len" line, and the call
+# trace's frames after "Call Trace:" (a frame with "? " is a guess of the
+# unwinder's, left out; "[module]" names a module's function).
+RIP = re.compile(r'^RIP: [0-9a-f]{4}:(\S+\+0x[0-9a-f]+/0x[0-9a-f]+)')
+FRAME = re.compile(r'^(\? )?([\w.$]+\+0x[0-9a-f]+/0x[0-9a-f]+(?: \[\w+\])?)$')
+TRACE_MARKS = ('<TASK>', '<IRQ>', '</IRQ>', '<NMI>', '</NMI>', '<SOFTIRQ>', '</SOFTIRQ>')
+# A "where" names the RIP and at most this many frames: up to the first
+# in a module (the test that called in), which is the line a kernel
+# developer looks for first.
+WHERE_FRAMES = 6
 # An x86 page fault's first line names the address it could not handle.
 FAULT_ADDRESS = re.compile(r'address: ([0-9a-f]{16})\b')
 SENTINEL = 0x10		# ZERO_SIZE_PTR on every architecture
@@ -200,10 +210,25 @@ class Event:
 	access: str = ''	# read or write, from "#PF: supervisor ... access" or KASAN
 	address: str = ''	# the address a KASAN report names
 	names_sentinel: bool = False	# an oops with SENTINEL_NAMED's line
+	rip: str = ''		# "symbol+off/len" of its RIP: line
+	frames: List[str] = field(default_factory=list)	# its call trace's reliable frames
 
 	@property
 	def fatal(self) -> bool:
 		return self.kind != 'splat'
+
+	@property
+	def where(self) -> str:
+		"""Where it died: the RIP, then the call chain up to the first
+		frame in a module ("virt_to_folio+0x31/0x3f < virt_to_slab+0x5/0x15
+		< kmem_cache_free+0x2d/0xc3 < free_into_cache_round+0x8a/0x12d
+		[zero_size_test]"); '' when the console showed neither."""
+		chain: List[str] = []
+		for f in self.frames[:WHERE_FRAMES]:
+			chain.append(f)
+			if f.endswith(']'):
+				break
+		return ' < '.join(([self.rip] if self.rip else []) + chain)
 
 	def describe(self) -> str:
 		return f'{self.line} (Comm: {self.comm})' if self.comm else self.line
@@ -315,6 +340,8 @@ class _Scanner:
 		self.stopped = False	# an event that stops the boot was seen
 		# The newest event, until its "Comm:" line names the task.
 		self.last: Optional[Event] = None
+		# The report whose call trace the console is printing, if any.
+		self.tracing: Optional[Event] = None
 		self.failing: Optional[CaseEvents] = None
 		self.kmemleak_said = ''	# kmemleak's last complaint
 
@@ -512,10 +539,35 @@ class _Scanner:
 			seg.pending = []
 			seg.last_case = name
 
+	def trace_line(self, text: str) -> bool:
+		"""Takes @text if it is a RIP: line or a frame of the call trace
+		being printed (where_of()); whether it did."""
+		m = RIP.match(text)
+		if m:
+			if self.last and not self.last.rip:
+				self.last.rip = m.group(1)
+			return True
+		if text == 'Call Trace:':
+			self.tracing = self.last if self.last and not self.last.frames else None
+			return True
+		if not self.tracing:
+			return False
+		m = FRAME.match(text)
+		if m:
+			if not m.group(1):
+				self.tracing.frames.append(m.group(2))
+			return True
+		if text in TRACE_MARKS:
+			return True
+		self.tracing = None	# </TASK>, "Modules linked in:", anything else
+		return text == '</TASK>'
+
 	def kernel_line(self, line: str) -> None:
 		text = line.strip()
 		if self.head and self.n - self.head[0] > HEAD_SPAN:
 			self.head = None
+		if self.trace_line(text):
+			return
 		m = COMM.search(line)
 		if m and self.last and not self.last.comm:
 			self.last.comm = m.group(1)

@@ -23,7 +23,8 @@ matrix/tests/data/kcidb-v5-schema.json):
     directory to tell.
   - a test per row of results.json, path "suite.case". kcidb has no
     crash or hang: both are FAIL, with misc.zsp_status saying which and
-    misc.detail the oops or stall line; n/a is SKIP (not applicable);
+    misc.detail the oops or stall line, misc.where where it died (RIP <
+    frames up to the test's); n/a is SKIP (not applicable);
     an error is MISS where the case never ran or a host or QEMU fault
     ended its boot (kcidb: "didn't run due to a failure in the test
     harness"), else ERROR. Every test's misc keeps zsp_status, so
@@ -219,6 +220,8 @@ def test_misc(r: Row, path: str, log: str) -> Row:
 	misc: Row = {'zsp_status': r['status']}
 	if r.get('detail'):
 		misc['detail'] = r['detail']
+	if r.get('where'):
+		misc['where'] = r['where']
 	if r['status'] == 'n/a':
 		misc['not_applicable'] = NOT_APPLICABLE
 	if path != f"{r['suite']}.{r['case']}":

@@ -100,10 +100,12 @@ def not_passing(rows: List[Row], logs: Dict[Tuple[str, str, str, str, int], str]
 			continue
 		href = link(r, logs)
 		where = f' (<a href="{html.escape(href)}">{html.escape(href)}</a>)' if href else ''
+		died = (f'<br>at <code class="where">{html.escape(r["where"])}</code>'
+			if r.get('where') else '')
 		items.append(f'<li class="{css_class(r["status"])}">{r["tree"]}/{r["allocator"]} '
 			     f'{html.escape(r["suite"])}.{html.escape(r["case"])}: '
 			     f'{html.escape(r["status"])}: <code>{html.escape(r.get("detail", ""))}'
-			     f'</code>{where}</li>')
+			     f'</code>{where}{died}</li>')
 	return '<ul class="not-passing">\n' + '\n'.join(items) + '\n</ul>' if items else ''
 
 

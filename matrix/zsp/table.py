@@ -242,11 +242,16 @@ def table(rows: List[Row], removed: Tuple[str, ...] = ()) -> str:
 
 
 def details(rows: List[Row]) -> str:
+	"""Each row that did not pass, its reason, and under it where the
+	report died (a line of its own: the reason is what Z7 and the
+	baselines compare)."""
 	out = []
 	for r in rows:
 		if r['status'] != 'pass' and r.get('detail'):
 			out.append(f"{r['tree']}/{r['allocator']} {r['case']}: "
 				   f"{r['status']}: {r['detail']}")
+			if r.get('where'):
+				out.append(f"    at {r['where']}")
 	return '\n'.join(out)
 
 

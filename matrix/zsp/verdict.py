@@ -39,6 +39,9 @@ class CaseResult:
 	status: str		# pass, fail, skip, crash, hang, error
 	detail: str
 	boot: int
+	# Where the report behind a crash, hang or splat died (console.Event.
+	# where): apart from detail, which Z7 and the baselines compare.
+	where: str = ''
 
 
 def z6_problem(ev: console.CaseEvents, distinct: bool = False) -> str:
@@ -212,29 +215,29 @@ class Rows:
 				self.numbered.setdefault((seg.module, suite), {}).setdefault(number, case)
 
 	def record(self, case: str, status: str, detail: str, n: int,
-		   suite: Optional[str] = None) -> None:
+		   suite: Optional[str] = None, where: str = '') -> None:
 		"""Sets a case's result (its key is its name)."""
 		suite = suite or self.suite_of.get(case) or '?'
-		self.results[case] = CaseResult(suite, case, status, detail, n)
+		self.results[case] = CaseResult(suite, case, status, detail, n, where)
 		self.touched.add(case)
 
 	def merge(self, key: str, suite: str, case: str, status: str, detail: str,
-		  n: int) -> None:
+		  n: int, where: str = '') -> None:
 		"""Adds to a row that may already hold something: worse wins, and the
 		detail keeps every distinct reason."""
 		old = self.results.get(key)
 		self.touched.add(key)
 		if not old:
-			self.results[key] = CaseResult(suite, case, status, detail, n)
+			self.results[key] = CaseResult(suite, case, status, detail, n, where)
 			return
 		if status == 'pass':
 			return
 		if old.status == 'pass':
-			old.status, old.detail, old.boot = status, detail, n
+			old.status, old.detail, old.boot, old.where = status, detail, n, where
 			return
 		reasons = [old.detail, detail]
 		if worse(status, old.status):
-			old.status, old.boot = status, n
+			old.status, old.boot, old.where = status, n, where or old.where
 			reasons.reverse()
 		old.detail = '; '.join(dict.fromkeys(d for d in reasons if d))
 
@@ -267,7 +270,7 @@ def judge(rows: Rows, case: str, kstatus: str, ev: Optional[console.CaseEvents],
 		detail = ev.failures[0]
 	if ev:
 		status, detail = console_verdict(status, detail, ev, module, distinct)
-	rows.record(case, status, detail, n)
+	rows.record(case, status, detail, n, where=where_of(status, ev))
 
 
 def ktap_rows(rows: Rows, n: int, seg: console.Segment, statuses: List[Tuple[str, str]],
@@ -339,7 +342,7 @@ def outside(rows: Rows, n: int, sc: console.Scan) -> None:
 			key, suite, case = module_row(o.module, seg_zsp.get(o.module, False))
 		status = EVENT_STATUS[o.event.kind]
 		rows.merge(key, suite, case, status,
-			   f'{status} {o.where}: {o.event.describe()}', n)
+			   f'{status} {o.where}: {o.event.describe()}', n, o.event.where)
 		if o.event.fatal:
 			rows.fatal_rows.add(key)
 
@@ -365,7 +368,8 @@ def blame_end(rows: Rows, n: int, skip: Sequence[str], r: qemu.BootResult,
 			# runs it again. A crash no line announced (a triple
 			# fault) stopped nothing before it: it is the case's.
 			return
-		rows.record(sc.running, status, end_detail(r, ev, host), n)
+		rows.record(sc.running, status, end_detail(r, ev, host), n,
+			    where='' if host else where_of(status, ev))
 		rows.suite_cases.add(sc.running)
 		return
 	if status == 'crash' and sc.stopped:
@@ -392,6 +396,16 @@ def own_fatal(ev: console.CaseEvents) -> List[console.Event]:
 	"""The fatal events of a case's window that can have stopped the
 	guest: the oops a Z6 case announced cannot."""
 	return ev.oopses[1:] if ev.expects_oops else ev.oopses
+
+
+def where_of(status: str, ev: Optional[console.CaseEvents]) -> str:
+	"""Where the report behind a row that did not pass died: the first
+	fatal event of its window for a crash or hang, else its first splat
+	('' for a pass, or a failed expectation with no report)."""
+	if not ev or status in ('pass', 'skip', 'n/a'):
+		return ''
+	events = ev.oopses if status in ('crash', 'hang') and ev.oopses else ev.splats
+	return next((e.where for e in events if e.where), '')
 
 
 def end_detail(r: qemu.BootResult, ev: console.CaseEvents, host: bool) -> str:
