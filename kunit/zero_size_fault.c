@@ -101,9 +101,33 @@ static void z6_null_read_not_named(struct kunit *test)
 	expect_fault(test, false, NULL);
 }
 
+/*
+ * Only the sentinel's own address is named: a fault one member further
+ * into a NULL struct, below 16 or above it, or a member behind the
+ * sentinel, cannot be told from the other, and naming the whole low page
+ * would call every NULL struct member a zero-size allocation.
+ */
+static void z6_null_member_below_not_named(struct kunit *test)
+{
+	expect_fault(test, false, (char *)NULL + 0x8);
+}
+
+static void z6_null_member_above_not_named(struct kunit *test)
+{
+	expect_fault(test, false, (char *)NULL + 0x38);
+}
+
+static void z6_sentinel_member_not_named(struct kunit *test)
+{
+	expect_fault(test, false, (char *)ZERO_SIZE_PTR + 0x8);
+}
+
 struct kunit_case zsp_z6_cases[] = {
 	KUNIT_CASE(z6_write_faults),
 	KUNIT_CASE(z6_read_faults),
 	KUNIT_CASE(z6_null_read_not_named),
+	KUNIT_CASE(z6_null_member_below_not_named),
+	KUNIT_CASE(z6_null_member_above_not_named),
+	KUNIT_CASE(z6_sentinel_member_not_named),
 	{}
 };
