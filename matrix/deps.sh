@@ -21,11 +21,12 @@ fi
 # python3-yaml reads the CI definitions in them;
 # chromium (with a font) renders the run's index.html in them;
 # git-email (with libmailtools-perl, which it needs) for make send and
-# make check's dry run of each series.
+# make check's dry run of each series; python3-matplotlib draws make
+# bench's plots.
 PACKAGES="$(zsp internal axes packages) qemu-system-x86 gcc make busybox-static jq
 bison flex libelf-dev libssl-dev cpio ccache python3 xz-utils perl git
 util-linux shellcheck mypy python3-jsonschema python3-yaml chromium fonts-liberation
-git-email libmailtools-perl $*"
+git-email libmailtools-perl python3-matplotlib $*"
 
 missing_packages() {
 	local p

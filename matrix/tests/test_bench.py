@@ -13,7 +13,7 @@ import tempfile
 import unittest
 from typing import Dict
 
-from zsp import bench, qemu
+from zsp import bench, bench_plots, qemu
 
 BLOAT = '''add/remove: 0/0 grow/shrink: 3/0 up/down: 71/0 (71)
 Function                                     old     new   delta
@@ -98,6 +98,51 @@ class BenchReportTest(unittest.TestCase):
 			self.assertEqual(bench.bisect_ratio({**pipe, 'bisect_boot_all_answer': wrong}), {})
 		self.assertEqual(bench.bisect_ratio({**pipe, 'bisect_case_answer': 'error: x',
 						     'bisect_boot_all_answer': 'error: x'}), {})
+
+
+class PlotsTest(unittest.TestCase):
+	"""Issue 33: make bench draws its ratios against their targets and
+	its runs' stage times as SVGs, the same bytes for the same input,
+	and the run's page shows them."""
+
+	PIPE = {'cores': '2', 'warm_rerun_s': 9.5, 'cold_matrix_s': 400.0,
+		'warm_rerun_stages_s': {'config': 1.0, 'kernel': 2.5, 'boot': 6.0},
+		'slub_patch_edit_rerun_s': 80.0}
+
+	def bench(self, d: str) -> None:
+		with open(os.path.join(d, 'pipeline.json'), 'w') as f:
+			json.dump(self.PIPE, f)
+		for n in (1, 2):
+			guest(d, 'icount', 'vanilla', 'slub', n, {'kfree_bulk_1000': 100000})
+			guest(d, 'icount', 'patched', 'slub', n, {'kfree_bulk_1000': 100500 + n})
+		with contextlib.redirect_stdout(io.StringIO()):
+			self.assertEqual(bench.report(d), 0)
+
+	def test_the_same_input_draws_the_same_bytes(self) -> None:
+		with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+			self.bench(a)
+			self.bench(b)
+			for name in bench_plots.PLOTS:
+				with open(os.path.join(a, name), 'rb') as fa, \
+				     open(os.path.join(b, name), 'rb') as fb:
+					svg = fa.read()
+					self.assertEqual(svg, fb.read(), name)
+				self.assertTrue(svg.startswith(b'<?xml'), name)
+			with open(os.path.join(a, 'ratios.svg')) as f:
+				self.assertIn('icount slub kfree_bulk_1000 patched_over_vanilla', f.read())
+			with open(os.path.join(a, 'stages.svg')) as f:
+				text = f.read()
+			for label in ('warm', 'edit', 'cold', 'boot'):
+				self.assertIn(f'>{label}<', text)
+			with open(os.path.join(a, 'index.html')) as f:
+				page = f.read()
+			self.assertLess(page.index('Benchmarks (make bench)'), page.index('<img src="ratios.svg"'))
+			self.assertIn('<img src="stages.svg"', page)
+
+	def test_stacks_take_stages_where_recorded(self) -> None:
+		self.assertEqual(bench_plots.stacks(self.PIPE),
+				 [('warm', {'config': 1.0, 'kernel': 2.5, 'boot': 6.0}),
+				  ('edit', {'total': 80.0}), ('cold', {'total': 400.0})])
 
 
 class IcountCommandTest(unittest.TestCase):

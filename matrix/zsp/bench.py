@@ -32,7 +32,7 @@ import sys
 import time
 from typing import Dict, List, Tuple
 
-from . import axes, html_report, qemu, runner
+from . import axes, bench_plots, html_report, qemu, runner
 from .kernel import CellBuild
 from .results import Outcome, Row, in_contract_suite
 
@@ -363,6 +363,7 @@ def report(out: str) -> int:
 	text = '\n'.join(lines)
 	with open(os.path.join(out, 'bench.txt'), 'w') as f:
 		f.write(text + '\n')
+	bench_plots.main(out)
 	html_report.main(out)
 	print(text)
 	return 0

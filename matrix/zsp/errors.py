@@ -73,3 +73,7 @@ class ExportError(ZspError):
 
 class DiskError(ZspError):
 	"""Too little free space in the cache for the run asked for (disk.py)."""
+
+
+class PlotError(ZspError):
+	"""No matplotlib to draw make bench's plots with (bench_plots.py)."""

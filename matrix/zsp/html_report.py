@@ -14,7 +14,7 @@ import html
 import os
 from typing import Dict, List, Tuple
 
-from . import axes, table
+from . import axes, bench_plots, table
 from .results import Row, load_rows
 
 OUTPUT = 'index.html'
@@ -135,6 +135,9 @@ def render(run: str) -> str:
 			with open(path) as f:
 				parts += [f'<h2>{html.escape(title)}</h2>',
 					  f'<pre>{html.escape(f.read())}</pre>']
+	# make bench's plots beside its text (bench_plots.py).
+	parts += [f'<figure><img src="{p}" alt="{html.escape(p)}: see bench.txt"></figure>'
+		  for p in bench_plots.PLOTS if os.path.exists(os.path.join(run, p))]
 	return '\n'.join(['<!DOCTYPE html>', '<html lang="en"><head><meta charset="utf-8">',
 			  f'<title>zsp run {html.escape(run_id)}</title>',
 			  f'<style>\n{style()}\n</style></head><body>', *parts, '</body></html>', ''])
