@@ -101,24 +101,21 @@ def gen_series(kernel: str) -> str:
 	return table(['#', 'dir', 'subject'], rows)
 
 
-def mutants() -> List[Tuple[str, str, str, str]]:
-	"""(name, allocator, the patch it mutates, what) of matrix/mutants/."""
+def mutants() -> List[Tuple[str, str, str, str, str, str]]:
+	"""(name, kernel, profile, allocator, the patch it mutates, what) of
+	matrix/mutants/, as make mutants reads them (mutants.load_all())."""
+	from . import mutants as m	# the harness's reader, not a second one
 	out = []
-	for path in sorted(glob.glob(os.path.join(axes.MATRIX, 'mutants', '*.patch'))):
-		with open(path) as f:
-			text = f.read()
-
-		def field(name: str) -> str:
-			m = re.search(rf'^{name}: (.*)$', text, re.M)
-			return m.group(1).strip() if m else ''
-		out.append((os.path.basename(path)[:-len('.patch')], field('Allocator'),
-			    field('Mutates'), field('Mutant')))
+	for x in m.load_all():
+		with open(x.path) as f:
+			mutates = m.field(f.read(), 'Mutates')
+		out.append((x.name, x.kernel, x.profile, x.allocator, mutates, x.what))
 	return out
 
 
 def gen_mutants(_: str) -> str:
-	return table(['mutant', 'allocator', 'mutates', 'the wrong fix'],
-		     [[f'`{n}`', a, f'`{m}`', w] for n, a, m, w in mutants()])
+	return table(['mutant', 'kernel', 'profile', 'allocator', 'mutates', 'the wrong fix'],
+		     [[f'`{n}`', k, p, a, f'`{mu}`', w] for n, k, p, a, mu, w in mutants()])
 
 
 def gen_counts(_: str) -> str:
