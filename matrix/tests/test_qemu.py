@@ -12,12 +12,16 @@ import unittest
 from unittest import mock
 from typing import List
 
-from zsp import qemu
+from zsp import console, qemu
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DATA = os.path.join(HERE, 'data')
 
 CASE = ['zsp-harness: begin zero_size_test', '    # z2_kfree_bulk_mixed: zsp-start']
+# A suite whose first case passed and whose second is being reported.
+KTAP_CASE = ['zsp-harness: begin zero_size_test', 'KTAP version 1', '1..1',
+	     '    # Subtest: zero_size_free', '    1..2', '    # z2_kfree: zsp-start',
+	     '    ok 1 z2_kfree', '    # z2_kfree_bulk_mixed: zsp-start']
 OOPS = ['BUG: unable to handle page fault for address: ffffebde00000008',
 	'Oops: 0000 [#1] SMP', 'RIP: 0010:virt_to_folio+0x31/0x3f']
 ZSP_OOPS = ['BUG: kernel NULL pointer dereference, address: 0000000000000010',
@@ -67,6 +71,23 @@ class FakeQemu(unittest.TestCase):
 			with open(self.env['FAKE_QEMU_PID']) as f:
 				self.assertFalse(alive(int(f.read())), 'QEMU left running')
 		return r
+
+	def test_a_line_cut_by_the_stop_is_never_a_whole_one(self) -> None:
+		"""7.3, 2026-12-07: QEMU stopped while the guest printed "ok 9
+		z5_cache_account"; the log's "ok 9 z5_ca" made a case that does
+		not exist, an error row."""
+		with open(self.env['FAKE_QEMU_CONSOLE'], 'w') as f:
+			f.write('\n'.join(KTAP_CASE) + '\n    ok 2 z2_kfr')
+		os.environ['FAKE_QEMU_END'] = 'hang'
+		r = qemu.boot('bzImage', 'initrd', self.log, 20, 2)
+		self.assertEqual(r.outcome, 'hang')
+		with open(self.log) as f:
+			text = f.read().splitlines()
+		self.assertEqual(text[-1], console.CUT + '    ok 2 z2_kfr')
+		s = console.scan(text)
+		self.assertNotIn('z2_kfr', s.cases)
+		self.assertTrue(all(not line.endswith('ok 2 z2_kfr') for seg in s.segments
+				    for line in seg.lines))
 
 	def test_poweroff_line_ends_the_boot(self) -> None:
 		r = self.run_boot(['zsp-harness: done', 'reboot: Power down'], end='hang')

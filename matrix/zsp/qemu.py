@@ -334,7 +334,9 @@ def boot(kernel: str, initrd: str, log: str, timeout: float,
 			rc = proc.wait()
 			proc.stdout.close()
 			if pending:
-				out.write(pending.decode(errors='replace') + '\n')
+				# An unfinished line: kept in the log, marked so that
+				# no reader takes it for a whole one.
+				out.write(console.CUT + pending.decode(errors='replace') + '\n')
 	if result is None and not watch.stop and rc == 0:
 		reason = reset_reason(reset_log)
 		if reason:
