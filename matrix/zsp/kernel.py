@@ -335,24 +335,25 @@ def fragment(s: Settings, name: str) -> str:
 	return own if os.path.exists(own) else os.path.join(s.configs, name)
 
 
-def absent(path: str) -> List[str]:
-	"""The options on the "# not in this kernel:" line of a fragment."""
+def listed(path: str, prefix: str) -> List[str]:
+	"""The options on a fragment's line that starts with @prefix, if it
+	has one."""
 	if os.path.exists(path):
 		with open(path) as f:
 			for line in f:
-				if line.startswith(ABSENT_PREFIX):
-					return line[len(ABSENT_PREFIX):].split()
+				if line.startswith(prefix):
+					return line[len(prefix):].split()
 	return []
+
+
+def absent(path: str) -> List[str]:
+	"""The options on the "# not in this kernel:" line of a fragment."""
+	return listed(path, ABSENT_PREFIX)
 
 
 def not_available(path: str) -> List[str]:
 	"""The options on the "# n/a:" line of a fragment, if it has one."""
-	if os.path.exists(path):
-		with open(path) as f:
-			for line in f:
-				if line.startswith(NA_PREFIX):
-					return line[len(NA_PREFIX):].split()
-	return []
+	return listed(path, NA_PREFIX)
 
 
 def wanted(fragments: List[str]) -> Dict[str, str]:
