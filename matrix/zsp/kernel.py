@@ -131,6 +131,19 @@ def merge_fragments(src: str, scratch: str, fragments: List[str], log_file: str,
 			raise ConfigError(f'{what}: {first_error(p.stdout, "rror")}; log: {log_file}')
 
 
+def link_tree(src: str, dst: str, skip: Tuple[str, ...] = ()) -> None:
+	"""dst/ gets every entry of the tree src/ as hard links (cp -al),
+	but its .git, its O= dirs (o-*) and the entries starting with one of
+	@skip: the one recipe of the patched tree from vanilla and of the
+	mutants' copy from the patched tree."""
+	for e in os.listdir(src):
+		if e == '.git' or e.startswith(('o-',) + skip):
+			continue
+		p = run(['cp', '-al', os.path.join(src, e), dst + '/'])
+		if p.returncode:
+			raise TreeError(f'cannot link {src} into {dst}: {first_error(p.stderr, "cp")}')
+
+
 class Tree:
 	"""One kernel source tree in the cache."""
 
@@ -183,13 +196,7 @@ class Tree:
 		kbuild writes only in O=, and the mutants' copy does the same
 		(mutants.Copy.fresh_copies)."""
 		log(f'link {pristine.src} -> {self.src}')
-		for e in os.listdir(pristine.src):
-			if e.startswith(('o-', self.s.obj_prefix)) or e in ('.git', '.zsp-unpacked'):
-				continue
-			p = run(['cp', '-al', os.path.join(pristine.src, e), tmp + '/'])
-			if p.returncode:
-				raise TreeError(f'cannot link {pristine.src} into {self.src}: '
-						f'{first_error(p.stderr, "cp")}')
+		link_tree(pristine.src, tmp, (self.s.obj_prefix, '.zsp-unpacked'))
 
 	def kernelversion(self) -> str:
 		return run(['make', '-s', '-C', self.src, 'kernelversion']).stdout.strip()

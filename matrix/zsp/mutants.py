@@ -31,7 +31,7 @@ from typing import FrozenSet, List, Tuple
 
 from . import axes, lock, pipeline, results, runner
 from .errors import MutantError
-from .kernel import SUBJECTS, CellBuild, Tree, first_error
+from .kernel import SUBJECTS, CellBuild, Tree, first_error, link_tree
 from .pipeline import CellRequest, Limits
 from .progress import log
 from .settings import Settings
@@ -129,9 +129,7 @@ def link_copy(src: str, dst: str) -> bool:
 		if not e.startswith('o-'):
 			p = os.path.join(dst, e)
 			shutil.rmtree(p) if os.path.isdir(p) and not os.path.islink(p) else os.unlink(p)
-	for e in os.listdir(src):
-		if e != '.git' and not e.startswith('o-'):
-			subprocess.run(['cp', '-al', os.path.join(src, e), dst + '/'], check=True)
+	link_tree(src, dst)
 	# The copy has no .git: its history's subjects go with it, so that
 	# Z6 expects what the patched tree would (Tree.has_commit).
 	log = subprocess.run(['git', '-C', src, 'log', '--format=%s', 'HEAD'],
